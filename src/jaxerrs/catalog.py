@@ -1,0 +1,405 @@
+"""Raise-site catalog: every ``raise`` in the installed JAX, read from its source with ``ast``.
+
+The catalog is built once per JAX version and cached as JSON in the user's cache directory.
+Excerpts are not stored: the installed source is read on demand, so the cache stays small.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib.util
+import json
+import os
+import re
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from functools import cached_property
+from pathlib import Path
+
+from jaxerrs import templates
+
+FORMAT_VERSION = 3
+PACKAGES = ("jax", "jaxlib")
+
+
+@dataclass(frozen=True)
+class Site:
+    """One ``raise`` statement in JAX's source."""
+
+    path: str  # relative to site-packages, forward slashes: "jax/_src/core.py"
+    line: int
+    end_line: int
+    function: str  # qualified, like ``co_qualname``: "Tracer.__bool__", "f.<locals>.g"
+    exc_class: str  # as written: "TypeError", "errors.ConcretizationTypeError"
+    template: str | None  # message template, literal braces doubled, holes as {name}
+    kind: str  # literal, fstring, format, percent, concat, variable, helper, reraise, none
+
+    @property
+    def class_name(self) -> str:
+        return self.exc_class.rsplit(".", 1)[-1]
+
+    @property
+    def key(self) -> str:
+        return f"{self.path}:{self.line}"
+
+
+@dataclass
+class Catalog:
+    jax_version: str
+    root: str  # the site-packages directory the paths are relative to
+    sites: list[Site]
+    skipped: dict[str, str] = field(default_factory=dict)  # path -> why
+    files: int = 0
+
+    @cached_property
+    def by_path(self) -> dict[str, list[Site]]:
+        out: dict[str, list[Site]] = {}
+        for s in self.sites:
+            out.setdefault(s.path, []).append(s)
+        return out
+
+    @cached_property
+    def by_class(self) -> dict[str, list[Site]]:
+        out: dict[str, list[Site]] = {}
+        for s in self.sites:
+            out.setdefault(s.class_name, []).append(s)
+        return out
+
+    @cached_property
+    def _anchored(self) -> list[tuple[str, Site]]:
+        """(normalised longest literal, site) for every site whose template has usable text."""
+        out = []
+        for s in self.sites:
+            if s.template:
+                anchor = templates.anchor(s.template)
+                if len(anchor) >= 6:
+                    out.append((anchor, s))
+        return out
+
+    def at(self, path: str, line: int) -> Site | None:
+        """The raise statement covering ``line`` of ``path``."""
+        for s in self.by_path.get(path, ()):
+            if s.line <= line <= s.end_line:
+                return s
+        return None
+
+    def in_function(self, path: str, function: str) -> list[Site]:
+        return [s for s in self.by_path.get(path, ()) if s.function == function]
+
+    def text_candidates(self, message: str) -> list[Site]:
+        """Sites whose template's longest literal occurs in ``message`` (cheap prefilter)."""
+        norm = templates.normalise(message)
+        return [s for anchor, s in self._anchored if anchor in norm]
+
+    def excerpt(self, site: Site, context: int = 3) -> str:
+        return read_excerpt(Path(self.root) / site.path, site.line, site.end_line, context)
+
+    def stats(self) -> dict[str, object]:
+        kinds: dict[str, int] = {}
+        for s in self.sites:
+            kinds[s.kind] = kinds.get(s.kind, 0) + 1
+        with_text = sum(1 for s in self.sites if s.template and templates.literal_length(s.template) > 0)
+        return {
+            "jax_version": self.jax_version,
+            "files": self.files,
+            "skipped_files": len(self.skipped),
+            "raise_statements": len(self.sites),
+            "with_literal_text": with_text,
+            "by_kind": dict(sorted(kinds.items(), key=lambda kv: -kv[1])),
+        }
+
+
+def read_excerpt(path: Path, line: int, end_line: int, context: int = 3) -> str:
+    try:
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return ""
+    lo, hi = max(0, line - 1 - context), min(len(lines), end_line + context)
+    return "\n".join(lines[lo:hi])
+
+
+# --------------------------------------------------------------------------- extraction
+
+
+def _hole_name(node: ast.AST) -> str:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    if isinstance(node, ast.Call):
+        return _hole_name(node.func)
+    if isinstance(node, ast.Subscript):
+        return _hole_name(node.value)
+    if isinstance(node, ast.FormattedValue):
+        return _hole_name(node.value)
+    return "value"
+
+
+def _lit(text: str) -> str:
+    return text.replace("{", "{{").replace("}", "}}")
+
+
+_PERCENT = re.compile(r"%(?:\((\w+)\))?[-#0 +]*\d*(?:\.\d+)?[sdrifgexXoc%]")
+_FORMAT_FIELD = re.compile(r"\{\{|\}\}|\{([^{}]*)\}")
+
+
+def _percent_template(fmt: str, args: ast.AST) -> str:
+    names = [_hole_name(a) for a in args.elts] if isinstance(args, ast.Tuple) else [_hole_name(args)]
+    out, pos, i = [], 0, 0
+    for m in _PERCENT.finditer(fmt):
+        out.append(_lit(fmt[pos : m.start()]))
+        if m.group(0) == "%%":
+            out.append("%")
+        else:
+            name = m.group(1) or (names[i] if i < len(names) else "value")
+            i += 1
+            out.append("{" + name + "}")
+        pos = m.end()
+    out.append(_lit(fmt[pos:]))
+    return "".join(out)
+
+
+def _format_template(fmt: str, call: ast.Call) -> str:
+    names = [_hole_name(a) for a in call.args]
+    counter = iter(range(1000))
+
+    def field_name(m: re.Match[str]) -> str:
+        if m.group(0) in ("{{", "}}"):
+            return m.group(0)
+        spec = m.group(1).split("!")[0].split(":")[0]
+        if spec == "":
+            i = next(counter)
+            return "{" + (names[i] if i < len(names) else "value") + "}"
+        if spec.isdigit():
+            i = int(spec)
+            return "{" + (names[i] if i < len(names) else "value") + "}"
+        return "{" + re.split(r"[.\[]", spec)[0] + "}"
+
+    return _FORMAT_FIELD.sub(field_name, fmt)
+
+
+def _template(node: ast.AST | None, assigns: dict[str, list[ast.AST]], depth: int = 0) -> tuple[str | None, str]:
+    """(template, kind) for a message expression."""
+    if node is None or depth > 4:
+        return None, "none"
+    if isinstance(node, ast.Constant):
+        return (_lit(node.value), "literal") if isinstance(node.value, str) else (None, "none")
+    if isinstance(node, ast.JoinedStr):
+        parts = []
+        for v in node.values:
+            if isinstance(v, ast.Constant):
+                parts.append(_lit(str(v.value)))
+            else:
+                parts.append("{" + _hole_name(v) + "}")
+        return "".join(parts), "fstring"
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, lk = _template(node.left, assigns, depth + 1)
+        right, rk = _template(node.right, assigns, depth + 1)
+        if left is None and right is None:
+            return None, "helper"
+        left = left if left is not None else "{" + _hole_name(node.left) + "}"
+        right = right if right is not None else "{" + _hole_name(node.right) + "}"
+        return left + right, "concat"
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
+        if isinstance(node.left, ast.Constant) and isinstance(node.left.value, str):
+            return _percent_template(node.left.value, node.right), "percent"
+        return None, "helper"
+    if isinstance(node, ast.Call):
+        f = node.func
+        if isinstance(f, ast.Attribute) and f.attr == "format":
+            if isinstance(f.value, ast.Constant) and isinstance(f.value.value, str):
+                return _format_template(f.value.value, node), "format"
+        if isinstance(f, ast.Attribute) and f.attr == "join":
+            return None, "helper"
+        # A helper builds the message: keep the literal text we can see in its arguments.
+        literal = [t for t, _ in (_template(a, assigns, depth + 1) for a in node.args) if t]
+        return ("{value}".join(literal) if literal else None), "helper"
+    if isinstance(node, ast.Name):
+        values = assigns.get(node.id, [])
+        parts = [t for t, _ in (_template(v, assigns, depth + 1) for v in values) if t]
+        return ("".join(parts) if parts else None), "variable"
+    return None, "none"
+
+
+class _Visitor(ast.NodeVisitor):
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.stack: list[str] = []
+        self.assigns: list[dict[str, list[ast.AST]]] = [{}]
+        self.sites: list[Site] = []
+        self.kinds: list[bool] = []  # is each enclosing scope a function?
+
+    def _qualname(self) -> str:
+        """The enclosing scope's name exactly as CPython's ``co_qualname`` spells it."""
+        if not self.stack:
+            return "<module>"
+        out = self.stack[0]
+        for name, parent_is_function in zip(self.stack[1:], self.kinds[:-1], strict=False):
+            out += (".<locals>." if parent_is_function else ".") + name
+        return out
+
+    def _scope(self, node: ast.AST, name: str, is_function: bool) -> None:
+        self.stack.append(name)
+        self.kinds.append(is_function)
+        if is_function:
+            assigns: dict[str, list[ast.AST]] = {}
+            for sub in ast.walk(node):
+                if isinstance(sub, ast.Assign) and len(sub.targets) == 1 and isinstance(sub.targets[0], ast.Name):
+                    assigns.setdefault(sub.targets[0].id, []).append(sub.value)
+                elif isinstance(sub, ast.AugAssign) and isinstance(sub.target, ast.Name):
+                    assigns.setdefault(sub.target.id, []).append(sub.value)
+            self.assigns.append(assigns)
+        self.generic_visit(node)
+        if is_function:
+            self.assigns.pop()
+        self.kinds.pop()
+        self.stack.pop()
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        self._scope(node, node.name, False)
+
+    def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        self._scope(node, node.name, True)
+
+    visit_AsyncFunctionDef = visit_FunctionDef
+
+    def visit_Lambda(self, node: ast.Lambda) -> None:
+        self._scope(node, "<lambda>", True)
+
+    def visit_Raise(self, node: ast.Raise) -> None:
+        exc = node.exc
+        if exc is None:
+            cls, tmpl, kind = "", None, "reraise"
+        elif isinstance(exc, ast.Call):
+            cls = ast.unparse(exc.func)
+            tmpl, kind = None, "none"
+            for arg in exc.args:
+                t, k = _template(arg, self.assigns[-1])
+                if t is not None and templates.literal_length(t) > 0:
+                    tmpl, kind = t, k
+                    break
+                if k != "none":
+                    kind = k
+        else:
+            cls, tmpl, kind = ast.unparse(exc), None, "reraise"
+        self.sites.append(
+            Site(self.path, node.lineno, node.end_lineno or node.lineno, self._qualname(), cls, tmpl, kind)
+        )
+        self.generic_visit(node)
+
+
+def extract_file(path: Path, rel: str) -> list[Site]:
+    tree = ast.parse(path.read_bytes(), filename=str(path))
+    visitor = _Visitor(rel)
+    visitor.visit(tree)
+    return visitor.sites
+
+
+def _package_dirs() -> list[Path]:
+    dirs = []
+    for name in PACKAGES:
+        spec = importlib.util.find_spec(name)
+        if spec and spec.submodule_search_locations:
+            dirs.extend(Path(p) for p in spec.submodule_search_locations)
+    return dirs
+
+
+def installed_jax_version() -> str | None:
+    """The installed JAX version, read without importing jax."""
+    try:
+        from importlib.metadata import version
+
+        return version("jax")
+    except Exception:
+        return None
+
+
+def build(progress: bool = True) -> Catalog:
+    """Extract every raise statement from the installed jax and jaxlib packages."""
+    dirs = _package_dirs()
+    if not dirs:
+        raise LookupError("jax is not installed in this environment")
+    root = dirs[0].parent
+    sites: list[Site] = []
+    skipped: dict[str, str] = {}
+    files = 0
+    start = time.perf_counter()
+    announced = False
+    for d in dirs:
+        for path in sorted(d.rglob("*.py")):
+            rel = path.relative_to(d.parent).as_posix()
+            files += 1
+            try:
+                sites.extend(extract_file(path, rel))
+            except (SyntaxError, ValueError, OSError, UnicodeDecodeError, RecursionError) as e:
+                skipped[rel] = type(e).__name__
+            if progress and not announced and time.perf_counter() - start > 1.0:
+                print(f"jaxerrs: indexing the raise sites of JAX {installed_jax_version()} (once per version)…",
+                      file=sys.stderr, flush=True)
+                announced = True
+    return Catalog(installed_jax_version() or "unknown", str(root), sites, skipped, files)
+
+
+def cache_dir() -> Path:
+    base = os.environ.get("JAXERRS_CACHE_DIR") or os.path.join(
+        os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache"), "jaxerrs"
+    )
+    return Path(base)
+
+
+def _cache_path(version: str) -> Path:
+    return cache_dir() / f"catalog-jax-{version}-v{FORMAT_VERSION}.json"
+
+
+def save(cat: Catalog, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    data = {
+        "format": FORMAT_VERSION,
+        "jax_version": cat.jax_version,
+        "root": cat.root,
+        "files": cat.files,
+        "skipped": cat.skipped,
+        "fields": list(Site.__dataclass_fields__),
+        "sites": [list(asdict(s).values()) for s in cat.sites],
+    }
+    tmp = path.with_suffix(f".{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(data, separators=(",", ":")), encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def load_file(path: Path) -> Catalog:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    if data.get("format") != FORMAT_VERSION:
+        raise ValueError("old catalog format")
+    sites = [Site(*row) for row in data["sites"]]
+    return Catalog(data["jax_version"], data["root"], sites, data.get("skipped", {}), data.get("files", 0))
+
+
+_CATALOG: Catalog | None = None
+
+
+def get(rebuild: bool = False, progress: bool = True) -> Catalog:
+    """The catalog of the installed JAX: from the cache, or built (and cached) on first need."""
+    global _CATALOG
+    version = installed_jax_version() or "unknown"
+    if _CATALOG is not None and not rebuild and _CATALOG.jax_version == version:
+        return _CATALOG
+    path = _cache_path(version)
+    cat = None
+    if not rebuild and path.exists():
+        try:
+            cat = load_file(path)
+            dirs = _package_dirs()
+            if dirs and str(dirs[0].parent) != cat.root:
+                cat = None  # same version installed elsewhere: rebuild so paths and excerpts are right
+        except (OSError, ValueError, KeyError, TypeError):
+            cat = None  # a damaged cache is rebuilt, never fatal
+    if cat is None:
+        cat = build(progress=progress)
+        try:
+            save(cat, path)
+        except OSError:
+            pass  # a read-only cache directory only costs a rebuild next time
+    _CATALOG = cat
+    return cat

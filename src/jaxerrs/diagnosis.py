@@ -1,0 +1,83 @@
+"""Diagnosis: the matcher's answer, as plain data. Views render it; ``to_dict`` is the JSON contract."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from jaxerrs.catalog import Site
+from jaxerrs.evidence import Evidence
+from jaxerrs.kb.records import Record
+
+REPO = "https://github.com/jax-ml/jax"
+
+
+@dataclass(frozen=True)
+class SiteRef:
+    """A raise site in the installed JAX (or, from text, as the text names it)."""
+
+    path: str
+    line: int
+    function: str
+    jax_version: str
+    exc_class: str = ""
+    template: str | None = None
+
+    @property
+    def url(self) -> str:
+        if self.path.startswith("jax/"):
+            return f"{REPO}/blob/jax-v{self.jax_version}/{self.path}#L{self.line}"
+        return f"{REPO}/tree/jax-v{self.jax_version}/jaxlib"
+
+    @classmethod
+    def of(cls, site: Site, version: str) -> SiteRef:
+        return cls(site.path, site.line, site.function, version, site.exc_class, site.template)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"path": self.path, "line": self.line, "function": self.function,
+                "jax_version": self.jax_version, "url": self.url}
+
+
+@dataclass(frozen=True)
+class Candidate:
+    record: Record | None
+    site: SiteRef | None
+    score: float
+    why: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"record": self.record.id if self.record else None,
+                "site": self.site.to_dict() if self.site else None,
+                "score": round(self.score, 4)}
+
+
+@dataclass
+class Diagnosis:
+    evidence: Evidence
+    is_jax: bool
+    site: SiteRef | None = None
+    record: Record | None = None
+    confidence: float = 0.0
+    candidates: list[Candidate] = field(default_factory=list)
+    how: str = ""  # how the record/site was matched, in words
+    values: dict[str, str] = field(default_factory=dict)  # what the message's template holes hold
+    excerpt: str = ""  # source lines around the raise site
+
+    @property
+    def error_class(self) -> str:
+        return self.evidence.exc_class
+
+    @property
+    def message(self) -> str:
+        return self.evidence.message
+
+    def to_dict(self) -> dict[str, Any]:
+        ev = self.evidence
+        return {
+            "is_jax": self.is_jax,
+            "error": {"class": ev.exc_class, "module": ev.module, "message": ev.message},
+            "site": self.site.to_dict() if self.site else None,
+            "record": {"id": self.record.id, "title": self.record.title} if self.record else None,
+            "confidence": round(max(0.0, min(1.0, self.confidence)), 4),
+            "candidates": [c.to_dict() for c in self.candidates],
+        }

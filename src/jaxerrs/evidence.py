@@ -1,0 +1,330 @@
+"""Evidence: everything known about one error, gathered once, from a live exception or from text."""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import sysconfig
+from dataclasses import dataclass, field
+
+DOCS_LINK = re.compile(r"\n?See (https://(?:docs\.jax\.dev|jax\.readthedocs\.io)/\S+)\s*$")
+# JAX's quiet_remove_frames mode appends this note; the frames it speaks of are gone.
+FILTER_NOTE = "For simplicity, JAX has removed its internal frames"
+MAX_MESSAGE = 100_000  # characters of a message we read; the rest is kept out of matching
+
+
+@dataclass(frozen=True)
+class Frame:
+    filename: str
+    lineno: int
+    function: str  # co_qualname where known, else the name as printed
+    kind: str  # "jax", "lib" (stdlib, numpy…), "user"
+    line: str = ""  # the source line, when known
+    hidden: bool = False  # JAX marked it __tracebackhide__
+
+    @property
+    def jax_path(self) -> str | None:
+        return jax_relpath(self.filename)
+
+
+@dataclass
+class Evidence:
+    exc_class: str  # short name: "TracerBoolConversionError"
+    module: str | None  # "jax.errors", "builtins", None when unknown (text)
+    classes: list[str]  # short class names, most specific first
+    message: str  # without JAX's trailing "See https://…" line and JAX's notes
+    doc_url: str | None
+    frames: list[Frame]  # outermost first, hidden ones included
+    source: str  # "live" or "text"
+    jax_version: str | None
+    frames_removed: bool = False  # JAX filtered its frames away (quiet_remove_frames)
+    user_frame: Frame | None = None  # the user's frame that made the failing JAX call
+    raise_frame: Frame | None = None  # innermost frame that is not stdlib/numpy
+    truncated: bool = False
+    notes: list[str] = field(default_factory=list)
+
+
+# ---------------------------------------------------------------------------- frames
+
+_PKG = re.compile(r"(?:^|[\\/])((?:jax|jaxlib)[\\/].+\.py)$")
+_STDLIB = tuple(
+    os.path.normcase(os.path.realpath(p)) for p in {sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["platstdlib"]}
+)
+_LIB_PACKAGES = ("numpy", "scipy", "ml_dtypes", "opt_einsum")
+
+
+def jax_relpath(filename: str) -> str | None:
+    """'jax/_src/core.py' for a file inside the jax or jaxlib package, else None."""
+    norm = filename.replace("\\", "/")
+    if "site-packages/" in norm or "dist-packages/" in norm:
+        tail = re.split(r"(?:site|dist)-packages/", norm)[-1]
+        return tail if tail.startswith(("jax/", "jaxlib/")) and tail.endswith(".py") else None
+    m = _PKG.search(norm)
+    if not m:
+        return None
+    rel = m.group(1).replace("\\", "/")
+    # Pick the last jax/ component so that a checkout at ~/src/jax/jax/_src/x.py reads jax/_src/x.py.
+    idx = max(rel.rfind("/jax/"), rel.rfind("/jaxlib/"))
+    return rel[idx + 1:] if idx >= 0 else rel
+
+
+def frame_kind(filename: str) -> str:
+    if jax_relpath(filename):
+        return "jax"
+    norm = filename.replace("\\", "/")
+    for pkg in _LIB_PACKAGES:
+        if f"-packages/{pkg}/" in norm:
+            return "lib"
+    if "-packages/" not in norm:
+        real = os.path.normcase(filename)
+        if real.startswith(_STDLIB) or filename.startswith("<frozen "):
+            return "lib"
+    return "user"
+
+
+def _locate(frames: list[Frame]) -> tuple[Frame | None, Frame | None]:
+    """(raise frame, user frame): the innermost frame that is not stdlib/numpy, and the innermost user frame
+    above the raise (or the raise frame itself for user errors)."""
+    raise_frame = next((f for f in reversed(frames) if f.kind != "lib"), frames[-1] if frames else None)
+    user = None
+    if raise_frame is not None:
+        idx = frames.index(raise_frame)
+        if raise_frame.kind == "user":
+            user = raise_frame
+        else:
+            user = next((f for f in reversed(frames[:idx]) if f.kind == "user" and not _is_ipython(f)), None)
+    return raise_frame, user
+
+
+def _is_ipython(f: Frame) -> bool:
+    n = f.filename.replace("\\", "/")
+    return "/IPython/" in n or "/ipykernel/" in n
+
+
+# ---------------------------------------------------------------------------- live
+
+
+def _safe_str(exc: BaseException) -> str:
+    try:
+        text = str(exc)
+    except Exception as e:  # noqa: BLE001 - a hostile __str__ must not break us
+        return f"<unprintable {type(exc).__name__} ({type(e).__name__} in __str__)>"
+    if not isinstance(text, str):
+        return f"<unprintable {type(exc).__name__}>"
+    return text
+
+
+def _tb_frames(tb) -> list[Frame]:  # noqa: ANN001 - a traceback object
+    frames = []
+    seen = 0
+    while tb is not None and seen < 5000:
+        f = tb.tb_frame
+        code = f.f_code
+        name = getattr(code, "co_qualname", code.co_name)
+        try:
+            hidden = bool(f.f_locals.get("__tracebackhide__", False))
+        except Exception:  # noqa: BLE001
+            hidden = False
+        frames.append(Frame(code.co_filename, tb.tb_lineno, name, frame_kind(code.co_filename), "", hidden))
+        tb = tb.tb_next
+        seen += 1
+    return frames
+
+
+def split_message(text: str) -> tuple[str, str | None]:
+    """(message without JAX's trailing docs link, the link)."""
+    m = DOCS_LINK.search(text)
+    if m:
+        return text[: m.start()].rstrip(), m.group(1)
+    return text.rstrip(), None
+
+
+def from_exception(exc: BaseException) -> Evidence:
+    """Evidence from a live exception; never raises for a well-formed BaseException."""
+    cls = type(exc)
+    mro = [c.__name__ for c in cls.__mro__ if c is not object]
+    raw = _safe_str(exc)
+    truncated = len(raw) > MAX_MESSAGE
+    message, url = split_message(raw[:MAX_MESSAGE])
+    notes = [n for n in (getattr(exc, "__notes__", None) or []) if isinstance(n, str)]
+    frames_removed = any(FILTER_NOTE in n for n in notes)
+    frames = _tb_frames(exc.__traceback__)
+    cause = exc.__cause__
+    # remove_frames mode: the full traceback hangs on an UnfilteredStackTrace cause.
+    if cause is not None and type(cause).__name__ == "UnfilteredStackTrace":
+        frames = _tb_frames(cause.__traceback__) or frames
+        frames_removed = False
+    ev = Evidence(
+        exc_class=cls.__name__,
+        module=getattr(cls, "__module__", None),
+        classes=mro,
+        message=message,
+        doc_url=url,
+        frames=frames,
+        source="live",
+        jax_version=_jax_version(),
+        frames_removed=frames_removed,
+        truncated=truncated,
+        notes=notes,
+    )
+    ev.raise_frame, ev.user_frame = _locate(frames)
+    # Errors raised while lowering carry JaxStackTraceBeforeTransformation: its frames show the user's line.
+    if cause is not None and type(cause).__name__ == "JaxStackTraceBeforeTransformation":
+        before = _tb_frames(cause.__traceback__)
+        user = next((f for f in reversed(before) if f.kind == "user" and not _is_ipython(f)), None)
+        if user is not None:
+            ev.user_frame = user
+    return ev
+
+
+def _jax_version() -> str | None:
+    jax = sys.modules.get("jax")
+    version = getattr(jax, "__version__", None)
+    if version:
+        return str(version)
+    from jaxerrs.catalog import installed_jax_version
+
+    return installed_jax_version()
+
+
+# ---------------------------------------------------------------------------- text
+
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07")
+_PLAIN_FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+)(?:, in (?P<func>.+?))?\s*$')
+_IPY_FRAME = re.compile(r"^\s*File (?P<file>\S.*?):(?P<line>\d+)(?:, in (?P<func>[^\s(]+)(?:\(.*)?)?\s*$")
+_IPY_CELL = re.compile(r"^\s*(?:Cell (?P<cell>In ?\[\d*\]), line (?P<line>\d+)|Input (?P<cell2>In ?\[\s*\d*\]), in .*)")
+_IPY_OLD = re.compile(r"^(?P<file>\S+?\.py|<ipython-input-[^>]+>) in (?P<func>[^\s(]+)\(")
+_EXC_LINE = re.compile(
+    r"^(?P<cls>[A-Za-z_][\w.]*?(?:Error|Exception|Exit|Interrupt|Warning|Iteration|Trace|Transformation)"
+    r"|[A-Za-z_][\w]*\.[A-Za-z_][\w.]*)(?::\s?(?P<msg>.*))?$"
+)
+_HEADER = re.compile(r"^\S+\s{3,}Traceback \(most recent call last\)")
+_LOG_LINE = re.compile(r"^(?:\d{4}-\d\d-\d\d[ T]|\[?(?:INFO|WARNING|ERROR|DEBUG|CRITICAL)\b|[IWEF]\d{4} )")
+_CHAIN = re.compile(r"^(?:The above exception was the direct cause of the following exception:|"
+                    r"During handling of the above exception, another exception occurred:)\s*$")
+_CODE_LINE = re.compile(r"^\s*(?:-+>\s*)?\d+\s")  # IPython's numbered source lines
+
+
+def strip_ansi(text: str) -> str:
+    return _ANSI.sub("", text)
+
+
+def from_text(text: str) -> Evidence:
+    """Evidence from a pasted traceback, a log holding one, or a final ``Class: message`` line."""
+    text = strip_ansi(text.replace("\r\n", "\n").replace("\r", "\n"))
+    truncated = len(text) > 4 * MAX_MESSAGE
+    if truncated:
+        # A huge log: the error is at the end; keep the head of the last traceback in view too.
+        idx = text.rfind("Traceback (most recent call last)")
+        text = text[idx:] if 0 <= idx and len(text) - idx <= 4 * MAX_MESSAGE else text[-4 * MAX_MESSAGE:]
+    lines = text.split("\n")
+    # Only the last exception of a chain is the error; earlier blocks may still show the user's line.
+    starts = [i + 1 for i, ln in enumerate(lines) if _CHAIN.match(ln.strip())]
+    block_start = starts[-1] if starts else 0
+    earlier, block = lines[:block_start], lines[block_start:]
+    frames = _parse_frames(block)
+    exc_idx = _find_exception_line(block, frames_found=bool(frames))
+    cls, message, module = "", "", None
+    if exc_idx is not None:
+        m = _EXC_LINE.match(block[exc_idx].rstrip())
+        assert m is not None
+        qual = m.group("cls")
+        cls = qual.rsplit(".", 1)[-1]
+        module = qual.rsplit(".", 1)[0] if "." in qual else None
+        rest = [m.group("msg") or ""]
+        for ln in block[exc_idx + 1:]:
+            if _LOG_LINE.match(ln) or _CHAIN.match(ln.strip()):
+                break
+            rest.append(ln)
+        message = "\n".join(rest).strip("\n")
+    else:
+        message = "\n".join(block).strip()
+    message, url = split_message(message)
+    notes = []
+    if FILTER_NOTE in message:
+        cut = message.find("--------------------\n" + FILTER_NOTE)
+        cut = cut if cut >= 0 else message.find(FILTER_NOTE)
+        notes.append(message[cut:])
+        message = message[:cut].rstrip()
+    ev = Evidence(
+        exc_class=cls,
+        module=module,
+        classes=[cls] if cls else [],
+        message=message[:MAX_MESSAGE],
+        doc_url=url,
+        frames=frames,
+        source="text",
+        jax_version=None,
+        frames_removed=bool(notes),
+        truncated=truncated or len(message) > MAX_MESSAGE,
+        notes=notes,
+    )
+    ev.raise_frame, ev.user_frame = _locate(frames) if frames else (None, None)
+    if earlier and (ev.user_frame is None or ev.user_frame.kind != "user"):
+        before = _parse_frames(earlier)
+        user = next((f for f in reversed(before) if f.kind == "user"), None)
+        ev.user_frame = user or ev.user_frame
+    return ev
+
+
+def _parse_frames(lines: list[str]) -> list[Frame]:
+    frames: list[Frame] = []
+    for i, ln in enumerate(lines):
+        file = func = None
+        lineno = 0
+        m = _PLAIN_FRAME.match(ln) or _IPY_FRAME.match(ln)
+        if m:
+            file, lineno, func = m.group("file"), int(m.group("line")), m.group("func") or "?"
+        else:
+            c = _IPY_CELL.match(ln)
+            if c:
+                file = c.group("cell") or c.group("cell2")
+                file = "Cell " + re.sub(r"\s+", "", file)
+                lineno, func = int(c.group("line") or 0), "<module>"
+            else:
+                o = _IPY_OLD.match(ln)
+                if o:
+                    file, func = o.group("file"), o.group("func")
+        if file is None:
+            continue
+        file = os.path.expanduser(file) if file.startswith("~") else file
+        code = _code_after(lines, i)
+        frames.append(Frame(file, lineno, func or "?", frame_kind(file), code))
+    return frames
+
+
+def _code_after(lines: list[str], i: int) -> str:
+    """The source line a frame points at (plain: next line; IPython: the '---->' line)."""
+    for ln in lines[i + 1: i + 12]:
+        if _PLAIN_FRAME.match(ln) or _IPY_FRAME.match(ln) or _IPY_CELL.match(ln) or not ln.strip():
+            if not ln.strip():
+                continue
+            break
+        s = ln.strip()
+        if s.startswith("-->") or re.match(r"^-+>", s):
+            return re.sub(r"^-+>\s*\d+\s?", "", s)
+        if not _CODE_LINE.match(ln):
+            return s
+    return ""
+
+
+def _find_exception_line(lines: list[str], frames_found: bool) -> int | None:
+    """Index of the final ``Class: message`` line."""
+    last_frame = -1
+    for i, ln in enumerate(lines):
+        if _PLAIN_FRAME.match(ln) or _IPY_FRAME.match(ln) or _IPY_CELL.match(ln) or _IPY_OLD.match(ln):
+            last_frame = i
+    for i in range(max(0, last_frame + 1), len(lines)):
+        ln = lines[i].rstrip()
+        if not ln or ln[0].isspace() or _HEADER.match(ln) or _CODE_LINE.match(ln) or ln.startswith("Traceback"):
+            continue
+        if _EXC_LINE.match(ln):
+            return i
+    if not frames_found:
+        # A bare "Class: message" anywhere (a log without frames): take the last one.
+        for i in range(len(lines) - 1, -1, -1):
+            ln = lines[i].rstrip()
+            if ln and not ln[0].isspace() and _EXC_LINE.match(ln) and ":" in ln:
+                return i
+    return None

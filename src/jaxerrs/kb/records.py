@@ -1,0 +1,288 @@
+"""Curated records: one TOML file per JAX error, validated on load.
+
+A bad file is skipped with one warning that names the file and the field; the rest load.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from jaxerrs import templates
+
+RECORDS_DIR = Path(__file__).parent / "records"
+VERIFIED = ("execution", "message")
+
+
+class RecordError(ValueError):
+    """A record file that cannot be used; the message names the file and the field."""
+
+
+@dataclass(frozen=True)
+class SiteRef:
+    path: str
+    function: str
+
+
+@dataclass(frozen=True)
+class Fix:
+    before: str
+    after: str
+
+
+@dataclass(frozen=True)
+class Defensive:
+    strategy: str = ""
+    validation: str = ""
+    type_guard: str = ""
+    try_except: str = ""
+
+
+@dataclass
+class Record:
+    id: str
+    title: str
+    error_class: str
+    patterns: list[str]
+    sites: list[SiteRef]
+    explanation: str
+    triggers: list[str]
+    situations: list[str]
+    solutions: list[str]
+    fix: Fix
+    defensive: Defensive
+    prevention: list[str]
+    tags: list[str]
+    related: list[str]
+    references: list[str]
+    reproducer: str
+    jax_versions: str = ">=0.4.30"
+    verified: str = "execution"  # or "message": no reproducer can raise it on a CPU-only machine
+    legacy_patterns: list[str] = field(default_factory=list)  # wordings of other JAX versions
+    sample_message: str = ""  # for message-only records: a real message, as JAX prints it
+    devices: int = 1  # CPU devices the reproducer needs
+    origin: str = "curated"  # or "imported"
+    slug: str = ""
+    flags: list[str] = field(default_factory=list)  # consistency flags (imported records)
+    source_file: str = ""
+
+    @property
+    def class_name(self) -> str:
+        return self.error_class.rsplit(".", 1)[-1]
+
+    @property
+    def all_patterns(self) -> list[str]:
+        return self.patterns + self.legacy_patterns
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "title": self.title,
+            "error_class": self.error_class,
+            "patterns": list(self.patterns),
+            "legacy_patterns": list(self.legacy_patterns),
+            "sites": [{"path": s.path, "function": s.function} for s in self.sites],
+            "explanation": self.explanation,
+            "triggers": list(self.triggers),
+            "situations": list(self.situations),
+            "solutions": list(self.solutions),
+            "fix": {"before": self.fix.before, "after": self.fix.after},
+            "defensive": {
+                "strategy": self.defensive.strategy,
+                "validation": self.defensive.validation,
+                "type_guard": self.defensive.type_guard,
+                "try_except": self.defensive.try_except,
+            },
+            "prevention": list(self.prevention),
+            "tags": list(self.tags),
+            "related": list(self.related),
+            "references": list(self.references),
+            "reproducer": self.reproducer,
+            "jax_versions": self.jax_versions,
+            "verified": self.verified,
+            "origin": self.origin,
+            "slug": self.slug,
+            "flags": list(self.flags),
+        }
+
+
+_STR_LISTS = ("triggers", "situations", "solutions", "prevention", "tags", "related", "references",
+              "legacy_patterns")
+
+
+def _need(data: dict[str, Any], key: str, kind: type, where: str, required: bool = True) -> Any:
+    if key not in data:
+        if required:
+            raise RecordError(f"{where}: missing required field '{key}'")
+        return None
+    value = data[key]
+    if not isinstance(value, kind):
+        raise RecordError(f"{where}: field '{key}' must be {kind.__name__}, got {type(value).__name__}")
+    return value
+
+
+def _str_list(data: dict[str, Any], key: str, where: str, required: bool) -> list[str]:
+    value = _need(data, key, list, where, required)
+    if value is None:
+        return []
+    for i, item in enumerate(value):
+        if not isinstance(item, str) or not item.strip():
+            raise RecordError(f"{where}: field '{key}[{i}]' must be a non-empty string")
+    return value
+
+
+def from_dict(data: dict[str, Any], where: str) -> Record:
+    """Build and validate one record; RecordError names ``where`` and the field."""
+    rid = _need(data, "id", str, where)
+    if not rid or not all(c.isalnum() or c in "-_" for c in rid):
+        raise RecordError(f"{where}: field 'id' must be a slug (letters, digits, '-', '_'), got {rid!r}")
+    for key in ("title", "error_class", "explanation"):
+        if not _need(data, key, str, where).strip():
+            raise RecordError(f"{where}: field '{key}' is empty")
+    patterns = _str_list(data, "patterns", where, True)
+    if not patterns:
+        raise RecordError(f"{where}: field 'patterns' needs at least one message template")
+    lists = {k: _str_list(data, k, where, k in ("solutions", "tags")) for k in _STR_LISTS}
+    for i, p in enumerate(patterns + lists["legacy_patterns"]):
+        problem = templates.validate(p)
+        if problem:
+            raise RecordError(f"{where}: pattern {i} does not compile ({problem}): {p!r}")
+    sites = []
+    for i, s in enumerate(_need(data, "sites", list, where, False) or []):
+        if not isinstance(s, dict) or not isinstance(s.get("path"), str) or not isinstance(s.get("function"), str):
+            raise RecordError(f"{where}: field 'sites[{i}]' needs string 'path' and 'function'")
+        sites.append(SiteRef(s["path"], s["function"]))
+    fix = _need(data, "fix", dict, where)
+    for key in ("before", "after"):
+        if not isinstance(fix.get(key), str) or not fix[key].strip():
+            raise RecordError(f"{where}: field 'fix.{key}' must be non-empty code")
+    defensive = _need(data, "defensive", dict, where, False) or {}
+    for key, value in defensive.items():
+        if key not in Defensive.__dataclass_fields__ or not isinstance(value, str):
+            raise RecordError(f"{where}: field 'defensive.{key}' is unknown or not a string")
+    verified = data.get("verified", "execution")
+    if verified not in VERIFIED:
+        raise RecordError(f"{where}: field 'verified' must be one of {VERIFIED}, got {verified!r}")
+    reproducer = data.get("reproducer", "")
+    if not isinstance(reproducer, str):
+        raise RecordError(f"{where}: field 'reproducer' must be str")
+    if verified == "execution" and not reproducer.strip():
+        raise RecordError(f"{where}: field 'reproducer' is required (or set verified = \"message\")")
+    if verified == "message" and not isinstance(data.get("sample_message"), str):
+        raise RecordError(f"{where}: a message-only record needs 'sample_message'")
+    devices = data.get("devices", 1)
+    if not isinstance(devices, int) or not 1 <= devices <= 8:
+        raise RecordError(f"{where}: field 'devices' must be an integer from 1 to 8")
+    return Record(
+        id=rid,
+        title=data["title"].strip(),
+        error_class=data["error_class"].strip(),
+        patterns=patterns,
+        sites=sites,
+        explanation=data["explanation"].strip(),
+        triggers=lists["triggers"],
+        situations=lists["situations"],
+        solutions=lists["solutions"],
+        fix=Fix(fix["before"].strip("\n"), fix["after"].strip("\n")),
+        defensive=Defensive(**{k: v.strip("\n") for k, v in defensive.items()}),
+        prevention=lists["prevention"],
+        tags=lists["tags"],
+        related=lists["related"],
+        references=lists["references"],
+        reproducer=reproducer.strip("\n"),
+        jax_versions=str(data.get("jax_versions", ">=0.4.30")),
+        verified=verified,
+        legacy_patterns=lists["legacy_patterns"],
+        sample_message=data.get("sample_message", ""),
+        devices=devices,
+        origin=str(data.get("origin", "curated")),
+        slug=str(data.get("slug", "")),
+        flags=[str(f) for f in data.get("flags", [])],
+        source_file=where,
+    )
+
+
+def load_file(path: Path) -> Record:
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError) as e:
+        raise RecordError(f"{path.name}: cannot read ({e})") from None
+    except tomllib.TOMLDecodeError as e:
+        raise RecordError(f"{path.name}: not valid TOML ({e})") from None
+    record = from_dict(data, path.name)
+    if path.stem != record.id:
+        raise RecordError(f"{path.name}: field 'id' is {record.id!r} but the file is named {path.stem!r}")
+    return record
+
+
+def _check_related(records: dict[str, Record]) -> None:
+    for r in records.values():
+        missing = [x for x in r.related if x not in records]
+        if missing:
+            warnings.warn(f"jaxerrs: {r.source_file}: 'related' names unknown record(s) {missing}; ignored",
+                          stacklevel=3)
+            r.related = [x for x in r.related if x in records]
+
+
+def load_dir(directory: Path, problems: list[str] | None = None) -> dict[str, Record]:
+    """Every valid record in ``directory``; each bad one becomes one warning (and a problem line)."""
+    records: dict[str, Record] = {}
+    for path in sorted(directory.glob("*.toml")):
+        try:
+            rec = load_file(path)
+        except RecordError as e:
+            _problem(str(e), problems)
+            continue
+        if rec.id in records:
+            _problem(f"{path.name}: id {rec.id!r} already used by {records[rec.id].source_file}", problems)
+            continue
+        records[rec.id] = rec
+    return records
+
+
+def _problem(message: str, problems: list[str] | None) -> None:
+    if problems is not None:
+        problems.append(message)
+    warnings.warn(f"jaxerrs: skipped record {message}", stacklevel=3)
+
+
+_ALL: dict[str, Record] | None = None
+PROBLEMS: list[str] = []
+
+
+def all_records(reload: bool = False) -> dict[str, Record]:
+    """Built-in records, then those imported from ``JAXERRS_KB_PATH`` (files or folders)."""
+    global _ALL
+    if _ALL is not None and not reload:
+        return _ALL
+    PROBLEMS.clear()
+    records = load_dir(RECORDS_DIR, PROBLEMS)
+    extra = os.environ.get("JAXERRS_KB_PATH", "")
+    if extra:
+        from jaxerrs.kb.importer import import_path
+
+        for part in extra.split(os.pathsep):
+            if part.strip():
+                for rec in import_path(Path(part), PROBLEMS):
+                    if rec.id in records:
+                        _problem(f"{rec.source_file}: id {rec.id!r} already used", PROBLEMS)
+                        continue
+                    records[rec.id] = rec
+    _check_related(records)
+    _ALL = records
+    return records
+
+
+def find(record_id: str) -> Record | None:
+    """A record by id, or an imported record by its slug."""
+    records = all_records()
+    if record_id in records:
+        return records[record_id]
+    for r in records.values():
+        if r.slug and r.slug == record_id:
+            return r
+    return None

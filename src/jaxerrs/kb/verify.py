@@ -1,0 +1,187 @@
+"""Execution checks for records: reproducers raise, the matcher maps them home, fixes run clean.
+
+The checks run in worker processes (one per core) that share one JAX each. Workers set
+``JAX_TRACEBACK_FILTERING=tracebackhide`` (what JAX uses under IPython, which keeps every frame)
+and four host CPU devices for the sharding records, before JAX is imported.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+import traceback
+from dataclasses import dataclass, field
+from typing import Any
+
+from jaxerrs.kb.records import Record
+
+WORKER_ENV = {
+    "JAX_TRACEBACK_FILTERING": "tracebackhide",
+    "XLA_FLAGS": "--xla_force_host_platform_device_count=4",
+    "JAX_PLATFORMS": "cpu",
+}
+TIMEOUT_S = 900
+
+
+@dataclass
+class Result:
+    id: str
+    ok: bool
+    checks: dict[str, str] = field(default_factory=dict)  # check name -> "ok" or what failed
+    seconds: float = 0.0
+
+    @property
+    def failures(self) -> list[str]:
+        return [f"{k}: {v}" for k, v in self.checks.items() if v != "ok"]
+
+
+_CONFIG_FLAGS = (
+    "jax_debug_nans", "jax_debug_infs", "jax_enable_checks", "jax_enable_x64", "jax_disable_jit",
+    "jax_numpy_rank_promotion", "jax_numpy_dtype_promotion", "jax_debug_key_reuse",
+    "jax_traceback_filtering", "jax_check_tracer_leaks", "jax_default_matmul_precision",
+)
+
+
+def _run(code: str) -> BaseException | None:
+    """Run ``code`` in a fresh namespace; restore the JAX config flags it may have changed."""
+    import jax
+
+    saved = {}
+    for name in _CONFIG_FLAGS:
+        try:
+            saved[name] = getattr(jax.config, name)
+        except AttributeError:
+            pass
+    try:
+        exec(compile(code, "<reproducer>", "exec"), {"__name__": "__jaxerrs_check__"})
+    except Exception as e:  # noqa: BLE001 - any error is the answer
+        return e
+    finally:
+        for name, value in saved.items():
+            try:
+                jax.config.update(name, value)
+            except Exception:  # noqa: BLE001
+                pass
+    return None
+
+
+def _class_ok(exc: BaseException, record: Record) -> bool:
+    names = {c.__name__ for c in type(exc).__mro__} | {f"{c.__module__}.{c.__qualname__}" for c in type(exc).__mro__}
+    return record.error_class in names or record.class_name in names
+
+
+def check_record(record: Record) -> Result:
+    """Every check for one record, in this process."""
+    from jaxerrs import templates
+    from jaxerrs.catalog import get as get_catalog
+    from jaxerrs.matcher import diagnose_exception, diagnose_from_text
+
+    res = Result(record.id, True)
+    start = time.perf_counter()
+    c = res.checks
+    cat = get_catalog(progress=False)
+    for s in record.sites:
+        c[f"site {s.path}:{s.function}"] = "ok" if cat.in_function(s.path, s.function) else (
+            f"stale: no raise in {s.function} of {s.path} in JAX {cat.jax_version}")
+    if record.verified == "message":
+        msg = record.sample_message
+        for p in record.patterns:
+            c[f"pattern {p[:40]!r}"] = "ok" if templates.match(p, msg) else "does not match sample_message"
+        d = diagnose_from_text(f"{record.class_name}: {msg}")
+        c["diagnose(sample) top-1"] = "ok" if d.record and d.record.id == record.id else (
+            f"got {d.record.id if d.record else None}")
+    else:
+        exc = _run(record.reproducer)
+        if exc is None:
+            c["reproducer raises"] = "ran clean"
+        else:
+            c["reproducer raises"] = "ok" if _class_ok(exc, record) else f"raised {type(exc).__name__}: {str(exc)[:200]}"
+            message = str(exc)
+            for p in record.patterns:
+                c[f"pattern {p[:40]!r}"] = "ok" if templates.match(p, message) else f"does not match {message[:160]!r}"
+            d = diagnose_exception(exc)
+            c["diagnose top-1"] = "ok" if d.record and d.record.id == record.id else (
+                f"got {d.record.id if d.record else None} (is_jax={d.is_jax})")
+            text = "".join(traceback.format_exception(exc))
+            dt = diagnose_from_text(text)
+            c["diagnose_text top-1"] = "ok" if dt.record and dt.record.id == record.id else (
+                f"got {dt.record.id if dt.record else None}")
+    # A message-only record's `before` needs hardware this machine lacks: it is shown, not run.
+    before = _run(record.fix.before) if record.verified == "execution" else None
+    if record.verified == "message":
+        pass
+    elif before is None:
+        c["fix.before raises"] = "ran clean"
+    else:
+        c["fix.before raises"] = "ok" if _class_ok(before, record) else f"raised {type(before).__name__}: {str(before)[:200]}"
+        d = diagnose_exception(before)
+        c["fix.before diagnosed"] = "ok" if d.record and d.record.id == record.id else (
+            f"got {d.record.id if d.record else None}")
+    after = _run(record.fix.after)
+    c["fix.after runs clean"] = "ok" if after is None else f"raised {type(after).__name__}: {str(after)[:200]}"
+    res.ok = all(v == "ok" for v in c.values())
+    res.seconds = time.perf_counter() - start
+    return res
+
+
+def _worker(ids: list[str]) -> None:
+    from jaxerrs.kb.records import all_records
+
+    records = all_records()
+    for rid in ids:
+        try:
+            res = check_record(records[rid])
+        except BaseException as e:  # noqa: BLE001 - report, never stop the batch
+            res = Result(rid, False, {"check": f"crashed: {type(e).__name__}: {e}"[:300]})
+        print("JAXERRS-RESULT " + json.dumps(res.__dict__), flush=True)
+
+
+def check(records: list[Record], jobs: int | None = None) -> list[Result]:
+    """Check records in ``jobs`` worker processes (default: one per core, at most 4)."""
+    if not records:
+        return []
+    jobs = max(1, min(jobs or os.cpu_count() or 1, 4, len(records)))
+    # Spread slow and fast records evenly: round-robin over the sorted ids.
+    ids = sorted(r.id for r in records)
+    batches = [ids[i::jobs] for i in range(jobs)]
+    env = {**os.environ, **WORKER_ENV}
+    procs = [
+        subprocess.Popen([sys.executable, "-m", "jaxerrs.kb.verify", *batch], env=env,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        for batch in batches
+    ]
+    results: dict[str, Result] = {}
+    for proc, batch in zip(procs, batches, strict=True):
+        try:
+            out, err = proc.communicate(timeout=TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            out, err = proc.communicate()
+            err = f"worker timed out after {TIMEOUT_S}s\n" + err
+        for line in out.splitlines():
+            if line.startswith("JAXERRS-RESULT "):
+                data: dict[str, Any] = json.loads(line[len("JAXERRS-RESULT "):])
+                results[data["id"]] = Result(**data)
+        for rid in batch:
+            if rid not in results:
+                tail = err.strip().splitlines()[-1:] or ["no output"]
+                results[rid] = Result(rid, False, {"worker": f"died before checking it: {tail[0][:200]}"})
+    return [results[i] for i in ids]
+
+
+def table(results: list[Result]) -> str:
+    width = max((len(r.id) for r in results), default=10)
+    lines = [f"{'record':<{width}}  result  seconds  detail"]
+    for r in results:
+        detail = "; ".join(r.failures)[:300]
+        lines.append(f"{r.id:<{width}}  {'ok' if r.ok else 'FAIL':<6}  {r.seconds:7.2f}  {detail}")
+    passed = sum(r.ok for r in results)
+    lines.append(f"{passed}/{len(results)} records pass")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    _worker(sys.argv[1:])

@@ -1,0 +1,100 @@
+"""Message templates: ``{name}`` marks a variable part, ``{{``/``}}`` a literal brace.
+
+Catalog sites and curated records share this one syntax. Matching is whitespace-insensitive
+because pasted tracebacks often come re-wrapped.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from string import Formatter
+
+_WS = re.compile(r"\s+")
+
+
+def normalise(text: str) -> str:
+    return _WS.sub(" ", text).strip()
+
+
+def parts(template: str) -> list[tuple[str, str | None]]:
+    """[(literal, hole_name_or_None), …]; raises ValueError for a malformed template."""
+    return [(lit, name) for lit, name, _spec, _conv in Formatter().parse(template)]
+
+
+def literals(template: str) -> list[str]:
+    try:
+        return [normalise(lit) for lit, _ in parts(template) if normalise(lit)]
+    except ValueError:
+        return [normalise(template)]
+
+
+def literal_length(template: str) -> int:
+    return sum(len(x) for x in literals(template))
+
+
+def anchor(template: str) -> str:
+    """The longest literal run of a template, normalised: a cheap substring prefilter."""
+    lits = literals(template)
+    return max(lits, key=len) if lits else ""
+
+
+@dataclass(frozen=True)
+class Match:
+    start: int
+    coverage: float  # share of the (normalised) message covered by the template's literal text
+    literal: int  # literal characters matched
+    values: dict[str, str]  # hole name -> text it matched
+
+
+@lru_cache(maxsize=4096)
+def compile_template(template: str) -> re.Pattern[str]:
+    """Compile a template; holes match lazily, the last one up to the end of its line."""
+    out: list[str] = []
+    seen: dict[str, int] = {}
+    items = parts(template)
+    for i, (lit, name) in enumerate(items):
+        lit = normalise(lit) if lit.strip() else (" " if lit else "")
+        if lit:
+            # Literal whitespace becomes "any whitespace": messages get re-wrapped.
+            out.append(r"\s*".join(re.escape(chunk) for chunk in lit.split(" ")) if lit != " " else r"\s*")
+        if name is not None:
+            base = re.sub(r"\W", "_", name) or "value"
+            if base[0].isdigit():
+                base = "h" + base
+            n = seen.get(base, 0)
+            seen[base] = n + 1
+            group = base if n == 0 else f"{base}__{n}"
+            last = i == len(items) - 1
+            out.append(f"(?P<{group}>.*)" if last else f"(?P<{group}>.*?)")
+    return re.compile("".join(out), re.DOTALL)
+
+
+def match(template: str, message: str) -> Match | None:
+    """Search ``message`` for ``template``; None when the template's text is not there."""
+    try:
+        rx = compile_template(template)
+    except (ValueError, re.error):
+        return None
+    norm = normalise(message)
+    m = rx.search(norm)
+    if not m:
+        return None
+    literal = literal_length(template)
+    if literal == 0:
+        return None
+    values = {k.split("__")[0]: v.strip() for k, v in m.groupdict().items() if v is not None and v.strip()}
+    # A trailing hole swallows the rest of the message; do not count it against coverage.
+    return Match(m.start(), min(1.0, literal / max(1, len(norm))), literal, values)
+
+
+def validate(template: str) -> str | None:
+    """An error message for a template that cannot be compiled, else None."""
+    try:
+        compile_template(template)
+    except (ValueError, re.error) as e:
+        return str(e)
+    if literal_length(template) == 0:
+        return "template has no literal text"
+    return None
