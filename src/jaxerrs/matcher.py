@@ -50,8 +50,11 @@ class _RecordHit:
 def _record_hits(ev: Evidence, site: SiteRef | None, classes: set[str]) -> list[_RecordHit]:
     hits = []
     message = ev.message
+    # Text names one class; IPython prints "TypeError" where the class is a JAX subclass of it, or the
+    # reverse. A JAX-specific record class is compatible with a builtin class named in text.
+    loose = ev.source == "text" and len(classes) == 1 and next(iter(classes)) in _builtin_names()
     for rec in all_records().values():
-        cls_ok = _canon(rec.class_name) in classes
+        cls_ok = _canon(rec.class_name) in classes or (loose and rec.class_name not in _builtin_names())
         site_ok = site is not None and any(s.path == site.path and s.function == site.function for s in rec.sites)
         best: templates.Match | None = None
         for p in rec.all_patterns:
@@ -112,7 +115,7 @@ def _same_function(qualname: str, printed: str) -> bool:
     return qualname == printed or qualname.rsplit(".", 1)[-1] == printed.rsplit(".", 1)[-1]
 
 
-def _record_site(cat: catalog_mod.Catalog, rec: Record, message: str) -> SiteRef | None:
+def record_site(cat: catalog_mod.Catalog, rec: Record, message: str) -> SiteRef | None:
     for ref in rec.sites:
         sites = cat.in_function(ref.path, ref.function)
         if not sites:
@@ -147,7 +150,7 @@ def _diagnose(ev: Evidence, is_jax_hint: bool | None) -> Diagnosis:
         how = "message template"
         rec_hits = _record_hits(ev, site, classes)
     if site is None and rec_hits:
-        site = _record_site(cat, rec_hits[0].record, ev.message)
+        site = record_site(cat, rec_hits[0].record, ev.message)
         how = "record"
 
     # Is this JAX's error?
@@ -162,7 +165,7 @@ def _diagnose(ev: Evidence, is_jax_hint: bool | None) -> Diagnosis:
             site_hits[0][2].literal >= TEXT_MIN_LITERAL and site_hits[0][2].coverage >= TEXT_MIN_COVERAGE
             and _canon(site_hits[0][1].class_name) in classes)
         strong_rec = bool(rec_hits) and rec_hits[0].pattern is not None and (
-            rec_hits[0].pattern.literal >= TEXT_MIN_LITERAL and _canon(rec_hits[0].record.class_name) in classes)
+            rec_hits[0].pattern.literal >= TEXT_MIN_LITERAL and "class" in rec_hits[0].why)
         is_jax = strong_site or strong_rec
 
     d = Diagnosis(ev, is_jax)
@@ -179,7 +182,7 @@ def _diagnose(ev: Evidence, is_jax_hint: bool | None) -> Diagnosis:
     if record and record.pattern:
         values.update(record.pattern.values)
     d.values = {k: v[:200] for k, v in values.items() if k != "value"}
-    cands: list[Candidate] = [Candidate(h.record, _record_site(cat, h.record, ev.message) or site, h.score, h.why)
+    cands: list[Candidate] = [Candidate(h.record, record_site(cat, h.record, ev.message) or site, h.score, h.why)
                               for h in rec_hits[:5]]
     cands += [Candidate(None, SiteRef.of(s, cat.jax_version), sc, "message template") for sc, s, _ in site_hits[:5]]
     if not cands and site is not None:

@@ -1,0 +1,363 @@
+"""One view model of a Diagnosis, rendered as static HTML and as text (the widget reuses the HTML).
+
+Every string that comes from an error or a record is escaped here, in one place: ``_inline``
+escapes first and only then turns backticks into ``<code>``.
+"""
+
+from __future__ import annotations
+
+import html
+import linecache
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from jaxerrs.diagnosis import Diagnosis, SiteRef
+from jaxerrs.evidence import Evidence, Frame
+from jaxerrs.kb.records import Record
+
+MAX_SHOWN_MESSAGE = 3000
+CSS = (Path(__file__).parent / "static" / "panel.css").read_text(encoding="utf-8")
+
+
+@dataclass
+class UserLine:
+    label: str  # "Cell In[3], line 5" or "train.py, line 12"
+    code: str
+
+
+@dataclass
+class PanelView:
+    error_class: str
+    title: str
+    matched: str  # how it was matched, in words
+    message: str
+    user_line: UserLine | None
+    values: dict[str, str]
+    meaning: str
+    solutions: list[str]
+    fix_before: str
+    fix_after: str
+    triggers: list[str]
+    situations: list[str]
+    defensive: list[tuple[str, str]]  # (label, code or text)
+    prevention: list[str]
+    site: SiteRef | None
+    excerpt: str
+    related: list[tuple[str, str]]  # (id, title)
+    doc_url: str | None
+    record_id: str | None
+    notes: list[str] = field(default_factory=list)  # verified-by-message-only, import flags…
+
+
+def _cell_label(frame: Frame) -> str:
+    name = frame.filename
+    try:
+        from IPython import get_ipython
+
+        ip = get_ipython()
+        fmt = ip.compile.format_code_name(name) if ip is not None else None
+    except Exception:  # noqa: BLE001 - a label is never worth an error
+        fmt = None
+    if fmt:
+        return f"{fmt[0]} {fmt[1]}, line {frame.lineno}"
+    m = re.match(r"<ipython-input-(\d+)-", name)
+    if m:
+        return f"Cell In[{m.group(1)}], line {frame.lineno}"
+    if name.startswith("Cell "):
+        return f"{name}, line {frame.lineno}"
+    return f"{os.path.basename(name)}, line {frame.lineno}"
+
+
+def user_line(ev: Evidence) -> UserLine | None:
+    f = ev.user_frame
+    if f is None:
+        return None
+    code = f.line or linecache.getline(f.filename, f.lineno).strip()
+    return UserLine(_cell_label(f), code)
+
+
+def _related(record: Record | None) -> list[tuple[str, str]]:
+    if record is None:
+        return []
+    from jaxerrs.kb.records import all_records
+
+    records = all_records()
+    return [(rid, records[rid].title) for rid in record.related if rid in records]
+
+
+def build(d: Diagnosis) -> PanelView:
+    ev, rec = d.evidence, d.record
+    notes: list[str] = []
+    message = ev.message
+    if len(message) > MAX_SHOWN_MESSAGE:
+        message = message[:MAX_SHOWN_MESSAGE] + f"\n… ({len(ev.message) - MAX_SHOWN_MESSAGE} more characters)"
+    if rec is not None:
+        if rec.verified == "message":
+            notes.append("Verified by message only: this error needs hardware this check machine lacks, so its "
+                         "reproducer was not run; the text was checked against JAX's source.")
+        notes.extend(f"Imported record: {f}" for f in rec.flags)
+        if rec.origin == "imported" and not rec.flags:
+            notes.append("Imported record (not curated by jaxerrs); consistent with the installed JAX.")
+        meaning = rec.explanation
+        title = rec.title
+        matched = f"matched by {d.how}" if d.how else "matched"
+    else:
+        title = ev.message.splitlines()[0][:160] if ev.message else ev.exc_class
+        where = f" at `{d.site.path}:{d.site.line}` in `{d.site.function}`" if d.site else ""
+        meaning = (f"JAX raised this error{where}. jaxerrs has no curated explanation for it yet: "
+                   "the message, the values it carries and the source excerpt below are what is known.")
+        matched = f"raise site only ({d.how})" if d.how else "no curated record"
+    defensive = []
+    if rec is not None:
+        for label, text in (("Strategy", rec.defensive.strategy), ("Validate first", rec.defensive.validation),
+                            ("Type guard", rec.defensive.type_guard), ("Try / except", rec.defensive.try_except)):
+            if text.strip():
+                defensive.append((label, text))
+    return PanelView(
+        error_class=ev.exc_class or "Error",
+        title=title,
+        matched=matched,
+        message=message,
+        user_line=user_line(ev),
+        values=dict(d.values),
+        meaning=meaning,
+        solutions=list(rec.solutions) if rec else [],
+        fix_before=rec.fix.before if rec else "",
+        fix_after=rec.fix.after if rec else "",
+        triggers=list(rec.triggers) if rec else [],
+        situations=list(rec.situations) if rec else [],
+        defensive=defensive,
+        prevention=list(rec.prevention) if rec else [],
+        site=d.site,
+        excerpt=d.excerpt,
+        related=_related(rec),
+        doc_url=ev.doc_url or (rec.references[0] if rec and rec.references else None),
+        record_id=rec.id if rec else None,
+        notes=notes,
+    )
+
+
+def record_diagnosis(rec: Record) -> Diagnosis:
+    """A Diagnosis that shows a record on its own (``%jaxerr show``, ``jaxerrs show``)."""
+    from jaxerrs import catalog
+    from jaxerrs.matcher import record_site
+
+    ev = Evidence(rec.class_name, None, [rec.class_name], rec.sample_message or rec.patterns[0], None, [], "record",
+                  catalog.installed_jax_version())
+    d = Diagnosis(ev, True, record=rec, how="record id", confidence=1.0)
+    try:
+        cat = catalog.get(progress=False)
+        d.site = record_site(cat, rec, ev.message)
+        if d.site is not None:
+            d.excerpt = catalog.read_excerpt(Path(cat.root) / d.site.path, d.site.line, d.site.line, 3)
+    except LookupError:
+        pass  # jax not installed: the record still shows
+    return d
+
+
+def site_diagnosis(key: str) -> Diagnosis:
+    """A Diagnosis showing one catalog raise site, ``"jax/_src/core.py:1961"``."""
+    from jaxerrs import catalog
+
+    cat = catalog.get(progress=False)
+    path, _, line = key.rpartition(":")
+    site = cat.at(path, int(line)) if line.isdigit() else None
+    if site is None:
+        raise LookupError(f"no raise site {key!r} in JAX {cat.jax_version}")
+    ev = Evidence(site.class_name, None, [site.class_name], site.template or "", None, [], "record", cat.jax_version)
+    d = Diagnosis(ev, True, site=SiteRef.of(site, cat.jax_version), how="raise site", confidence=1.0)
+    d.excerpt = cat.excerpt(site)
+    return d
+
+
+# ------------------------------------------------------------------------------------------ HTML
+
+_TICKS = re.compile(r"`([^`\n]+)`")
+
+
+def _span(text: str) -> str:
+    """Escape, then render `code` spans."""
+    return _TICKS.sub(lambda m: f"<code>{m.group(1)}</code>", html.escape(text, quote=True))
+
+
+def _inline(text: str) -> str:
+    """Escape, then render `code` spans and paragraphs."""
+    escaped = _span(text)
+    paras = [p.replace("\n", " ") for p in re.split(r"\n\s*\n", escaped.strip()) if p.strip()]
+    return "".join(f"<p>{p}</p>" for p in paras)
+
+
+def _li(items: list[str], ordered: bool = False) -> str:
+    tag = "ol" if ordered else "ul"
+    return f"<{tag}>" + "".join(f"<li>{_inline(x)}</li>" for x in items) + f"</{tag}>"
+
+
+def highlight(code: str) -> str:
+    """Pygments-highlighted code, escaped; token classes are styled by panel.css."""
+    try:
+        from pygments import highlight as pyg
+        from pygments.formatters import HtmlFormatter
+        from pygments.lexers import PythonLexer
+
+        return pyg(code, PythonLexer(), HtmlFormatter(nowrap=True, classprefix="jxe-"))
+    except ImportError:
+        return html.escape(code)
+
+
+def _pre(code: str, cls: str = "") -> str:
+    return f'<pre class="jaxerrs-code {cls}">{highlight(code)}</pre>'
+
+
+def _details(title: str, body: str, open_: bool = False) -> str:
+    if not body:
+        return ""
+    return (f'<details class="jaxerrs-section"{" open" if open_ else ""}><summary>{html.escape(title)}</summary>'
+            f"{body}</details>")
+
+
+def header_html(v: PanelView) -> str:
+    return (
+        '<div class="jaxerrs-header">'
+        f'<span class="jaxerrs-class">{html.escape(v.error_class)}</span> '
+        f'<span class="jaxerrs-title">{_span(v.title)}</span>'
+        f'<span class="jaxerrs-how">jaxerrs · {html.escape(v.matched)}</span></div>'
+    )
+
+
+def your_code_html(v: PanelView) -> str:
+    parts = []
+    if v.user_line:
+        parts.append(f'<div class="jaxerrs-where">{html.escape(v.user_line.label)}</div>')
+        if v.user_line.code:
+            parts.append(_pre(v.user_line.code, "jaxerrs-userline"))
+    if v.values:
+        rows = "".join(f"<tr><th>{html.escape(k)}</th><td><code>{html.escape(val)}</code></td></tr>"
+                       for k, val in v.values.items())
+        parts.append(f'<table class="jaxerrs-values">{rows}</table>')
+    return "".join(parts)
+
+
+def body_html(v: PanelView, with_fix_code: bool = True) -> str:
+    """Everything below the header; the widget places its buttons after the fix."""
+    out = []
+    for n in v.notes:
+        out.append(f'<div class="jaxerrs-note">{_inline(n)}</div>')
+    yc = your_code_html(v)
+    if yc:
+        out.append(f'<div class="jaxerrs-section-static"><h4>In your code</h4>{yc}</div>')
+    out.append(f'<div class="jaxerrs-section-static"><h4>What it means</h4>{_inline(v.meaning)}</div>')
+    if v.solutions:
+        out.append(f'<div class="jaxerrs-section-static"><h4>Solution</h4>{_li(v.solutions[:1], True)}</div>')
+    if v.fix_after and with_fix_code:
+        out.append(fix_html(v))
+    return "".join(out)
+
+
+def fix_html(v: PanelView) -> str:
+    return ('<div class="jaxerrs-section-static jaxerrs-fix"><h4>Example fix</h4>'
+            f'<div class="jaxerrs-fix-label">before</div>{_pre(v.fix_before, "jaxerrs-before")}'
+            f'<div class="jaxerrs-fix-label">after</div>{_pre(v.fix_after, "jaxerrs-after")}</div>')
+
+
+def more_html(v: PanelView) -> str:
+    """The collapsible sections."""
+    out = []
+    if len(v.solutions) > 1:
+        out.append(_details(f"More solutions ({len(v.solutions) - 1})",
+                            f'<ol start="2">{"".join(f"<li>{_inline(s)}</li>" for s in v.solutions[1:])}</ol>'))
+    when = (_li(v.triggers) if v.triggers else "") + (
+        "<h5>Common situations</h5>" + _li(v.situations) if v.situations else "")
+    out.append(_details("When it happens", when))
+    defensive = "".join(
+        f'<div class="jaxerrs-fix-label">{html.escape(label)}</div>'
+        + (_inline(text) if label == "Strategy" else _pre(text)) for label, text in v.defensive)
+    out.append(_details("Defensive patterns", defensive))
+    out.append(_details("Prevention", _li(v.prevention) if v.prevention else ""))
+    out.append(_details("Full message", f'<pre class="jaxerrs-message">{html.escape(v.message)}</pre>'))
+    if v.site:
+        link = html.escape(v.site.url, quote=True)
+        src = (f'<div>Raised at <a href="{link}" target="_blank" rel="noopener"><code>'
+               f"{html.escape(v.site.path)}:{v.site.line}</code></a> in <code>{html.escape(v.site.function)}</code>"
+               f" (JAX {html.escape(v.site.jax_version)})</div>")
+        if v.excerpt:
+            src += _pre(v.excerpt, "jaxerrs-excerpt")
+        out.append(_details("Source", src))
+    if v.doc_url:
+        out.append(f'<div class="jaxerrs-doc"><a href="{html.escape(v.doc_url, quote=True)}" target="_blank" '
+                   f'rel="noopener">JAX documentation</a></div>')
+    return "".join(out)
+
+
+def related_html(v: PanelView) -> str:
+    if not v.related:
+        return ""
+    items = "".join(f"<li><code>{html.escape(rid)}</code>: {_span(t)}</li>" for rid, t in v.related)
+    return _details("Related errors", f"<ul>{items}</ul><p>Open one with <code>%jaxerr show ID</code>.</p>")
+
+
+def render_html(d: Diagnosis) -> str:
+    """Static HTML panel (nbconvert, GitHub, `jaxerrs explain --format html`)."""
+    v = build(d)
+    copy = ""
+    if v.fix_after:
+        copy = ('<div class="jaxerrs-actions"><button class="jaxerrs-copy" type="button" '
+                'onclick="navigator.clipboard &amp;&amp; navigator.clipboard.writeText('
+                "this.closest('.jaxerrs-panel').querySelector('.jaxerrs-after').innerText)\">Copy</button>"
+                '<span class="jaxerrs-hint">or run <code>%jaxerr fix</code> to put the fix in the next cell</span>'
+                "</div>")
+    return (f'<div class="jaxerrs-panel"><style>{CSS}</style>{header_html(v)}{body_html(v)}{copy}'
+            f"{more_html(v)}{related_html(v)}</div>")
+
+
+# ------------------------------------------------------------------------------------------ text
+
+_C = {"bold": "\x1b[1m", "red": "\x1b[31m", "cyan": "\x1b[36m", "dim": "\x1b[2m", "green": "\x1b[32m",
+      "reset": "\x1b[0m"}
+
+
+def render_text(d: Diagnosis, color: bool = False, compact: bool = False) -> str:
+    """Text panel for terminals and the CLI. ``compact`` keeps the header, your code, meaning, fix."""
+    v = build(d)
+
+    def c(name: str, s: str) -> str:
+        return f"{_C[name]}{s}{_C['reset']}" if color else s
+
+    lines = [c("bold", f"── jaxerrs: {v.error_class} ── ") + c("dim", v.matched), c("bold", v.title)]
+    lines += [f"! {n}" for n in v.notes]
+    if not compact:
+        lines += ["", c("cyan", "Message"), *("  " + ln for ln in v.message.splitlines()[:30])]
+    if v.user_line:
+        lines += ["", c("cyan", "In your code"), f"  {v.user_line.label}"]
+        if v.user_line.code:
+            lines.append(f"    {v.user_line.code}")
+    for k, val in v.values.items():
+        lines.append(f"  {k} = {val}")
+    lines += ["", c("cyan", "What it means"), *("  " + ln for ln in v.meaning.splitlines())]
+    if v.solutions:
+        lines += ["", c("cyan", "Solutions")]
+        shown = v.solutions[:1] if compact else v.solutions
+        lines += [f"  {i}. {s}" for i, s in enumerate(shown, 1)]
+    if v.fix_after:
+        lines += ["", c("cyan", "Example fix") + c("dim", "  (%jaxerr fix puts it in the next input)")]
+        if not compact:
+            lines += ["  # before", *("  " + ln for ln in v.fix_before.splitlines()), "  # after"]
+        lines += [c("green", "  " + ln) for ln in v.fix_after.splitlines()]
+    if not compact:
+        if v.triggers or v.situations:
+            lines += ["", c("cyan", "When it happens"), *(f"  - {t}" for t in v.triggers + v.situations)]
+        if v.defensive:
+            lines += ["", c("cyan", "Defensive patterns")]
+            for label, text in v.defensive:
+                lines += [f"  {label}:", *("    " + ln for ln in text.splitlines())]
+        if v.prevention:
+            lines += ["", c("cyan", "Prevention"), *(f"  - {p}" for p in v.prevention)]
+        if v.related:
+            lines += ["", c("cyan", "Related errors"), *(f"  - {rid}: {t}" for rid, t in v.related)]
+    if v.site:
+        lines += ["", c("dim", f"Raised at {v.site.path}:{v.site.line} in {v.site.function} (JAX {v.site.jax_version})"),
+                  c("dim", v.site.url)]
+    if v.doc_url:
+        lines.append(c("dim", f"Docs: {v.doc_url}"))
+    return "\n".join(lines)
