@@ -11,7 +11,8 @@ from dataclasses import dataclass, field
 DOCS_LINK = re.compile(r"\n?See (https://(?:docs\.jax\.dev|jax\.readthedocs\.io)/\S+)\s*$")
 # JAX's quiet_remove_frames mode appends this note; the frames it speaks of are gone.
 FILTER_NOTE = "For simplicity, JAX has removed its internal frames"
-MAX_MESSAGE = 100_000  # characters of a message we read; the rest is kept out of matching
+MAX_MESSAGE = 100_000  # characters of a message we keep
+MATCH_CHARS = 4_000  # characters of a message that templates are matched against
 
 
 @dataclass(frozen=True)
@@ -43,6 +44,11 @@ class Evidence:
     raise_frame: Frame | None = None  # innermost frame that is not stdlib/numpy
     truncated: bool = False
     notes: list[str] = field(default_factory=list)
+
+    @property
+    def match_text(self) -> str:
+        """The head of the message: JAX's templates live there, and matching stays fast on huge messages."""
+        return self.message[:MATCH_CHARS]
 
 
 # ---------------------------------------------------------------------------- frames
@@ -197,7 +203,9 @@ _IPY_CELL = re.compile(r"^\s*(?:Cell (?P<cell>In ?\[\d*\]), line (?P<line>\d+)|I
 _IPY_OLD = re.compile(r"^(?P<file>\S+?\.py|<ipython-input-[^>]+>) in (?P<func>[^\s(]+)\(")
 _EXC_LINE = re.compile(
     r"^(?P<cls>[A-Za-z_][\w.]*?(?:Error|Exception|Exit|Interrupt|Warning|Iteration|Trace|Transformation)"
-    r"|[A-Za-z_][\w]*\.[A-Za-z_][\w.]*)(?::\s?(?P<msg>.*))?$"
+    r"|[A-Za-z_][\w]*\.[A-Za-z_][\w.]*"
+    # Other CamelCase classes (JAX's InconclusiveDimensionOperation, ...), only with a message after them.
+    r"|[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+(?=:))(?::\s?(?P<msg>.*))?$"
 )
 _HEADER = re.compile(r"^\S+\s{3,}Traceback \(most recent call last\)")
 _LOG_LINE = re.compile(r"^(?:\d{4}-\d\d-\d\d[ T]|\[?(?:INFO|WARNING|ERROR|DEBUG|CRITICAL)\b|[IWEF]\d{4} )")
@@ -225,6 +233,8 @@ def from_text(text: str) -> Evidence:
     earlier, block = lines[:block_start], lines[block_start:]
     frames = _parse_frames(block)
     exc_idx = _find_exception_line(block, frames_found=bool(frames))
+    if exc_idx is not None:
+        frames = _parse_frames(block[:exc_idx])  # frames after it belong to a traceback inside the message
     cls, message, module = "", "", None
     if exc_idx is not None:
         m = _EXC_LINE.match(block[exc_idx].rstrip())
@@ -311,6 +321,12 @@ def _code_after(lines: list[str], i: int) -> str:
 
 def _find_exception_line(lines: list[str], frames_found: bool) -> int | None:
     """Index of the final ``Class: message`` line."""
+    # A message that embeds a traceback (a callback's error inside JaxRuntimeError) is the outer error.
+    for i, ln in enumerate(lines):
+        if ln and not ln[0].isspace() and ln.rstrip().endswith("Traceback (most recent call last):"):
+            m = _EXC_LINE.match(ln.rstrip())
+            if m and m.group("msg"):
+                return i
     last_frame = -1
     for i, ln in enumerate(lines):
         if _PLAIN_FRAME.match(ln) or _IPY_FRAME.match(ln) or _IPY_CELL.match(ln) or _IPY_OLD.match(ln):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+import linecache
 import sys
 from dataclasses import dataclass
 from functools import lru_cache
@@ -49,7 +50,7 @@ class _RecordHit:
 
 def _record_hits(ev: Evidence, site: SiteRef | None, classes: set[str]) -> list[_RecordHit]:
     hits = []
-    message = ev.message
+    message = ev.match_text
     # Text names one class; IPython prints "TypeError" where the class is a JAX subclass of it, or the
     # reverse. A JAX-specific record class is compatible with a builtin class named in text.
     loose = ev.source == "text" and len(classes) == 1 and next(iter(classes)) in _builtin_names()
@@ -68,26 +69,42 @@ def _record_hits(ev: Evidence, site: SiteRef | None, classes: set[str]) -> list[
             score += 0.2 if cls_ok else -0.15
             score += 0.1 if site_ok else 0.0
             why = "message" + (" + raise site" if site_ok else "") + (" + class" if cls_ok else "")
-        elif site_ok and cls_ok:
-            score, why = 0.3, "raise site + class (message differs)"
         else:
-            continue
+            continue  # a record whose patterns contradict the message gives wrong advice
         hits.append(_RecordHit(rec, score, best, why))
     hits.sort(key=lambda h: -h.score)
     return hits
 
 
+def _match_quality(m: templates.Match, cls_ok: bool) -> float:
+    """How well one template explains a message, 0..1: the same scale for catalog sites and records."""
+    score = 0.6 * m.coverage + 0.2 * min(1.0, m.literal / 60)
+    score += 0.15 if cls_ok else 0.0
+    score += 0.05 if m.start == 0 else 0.0
+    return score
+
+
+def _strong_text_match(m: templates.Match | None, cls_ok: bool) -> bool:
+    """From text alone, a match close enough to call the error JAX's: JAX's class and enough of its words.
+
+    A long literal run at the start of the message counts even when run-specific values (reprs, shapes)
+    make up most of it; a short one only when it is nearly the whole message.
+    """
+    if m is None or not cls_ok:
+        return False
+    if m.literal >= TEXT_MIN_LITERAL and (m.coverage >= TEXT_MIN_COVERAGE or (m.start == 0 and m.literal >= 40)):
+        return True
+    return m.start == 0 and m.literal >= 15 and m.coverage >= 0.8
+
+
 def _site_hits(ev: Evidence, cat: catalog_mod.Catalog, classes: set[str]) -> list[tuple[float, catalog_mod.Site, templates.Match | None]]:
     """Catalog sites whose template matches the message, best first."""
     out = []
-    for s in cat.text_candidates(ev.message):
-        m = templates.match(s.template or "", ev.message)
+    for s in cat.text_candidates(ev.match_text):
+        m = templates.match(s.template or "", ev.match_text)
         if m is None:
             continue
-        score = 0.6 * m.coverage + 0.2 * min(1.0, m.literal / 60)
-        score += 0.15 if _canon(s.class_name) in classes else 0.0
-        score += 0.05 if m.start == 0 else 0.0
-        out.append((score, s, m))
+        out.append((_match_quality(m, _canon(s.class_name) in classes), s, m))
     if not out and ev.exc_class in _jax_class_names():
         # Messages built inside the class (jax.errors): the class itself points at its sites.
         sites = cat.by_class.get(ev.exc_class, [])
@@ -111,6 +128,68 @@ def _resolve(cat: catalog_mod.Catalog, path: str, line: int, function: str, mess
     return SiteRef(path, line, function, cat.jax_version)
 
 
+def _raised_by_compiled_code(ev: Evidence) -> bool:
+    """The innermost frame is the user's and its line is no ``raise``: C code called there raised."""
+    rf = ev.raise_frame
+    if rf is None or rf.kind != "user" or not ev.frames or ev.frames[-1] is not rf:
+        return False
+    line = rf.line or linecache.getline(rf.filename, rf.lineno)
+    return not line.strip().startswith(("raise", "assert"))
+
+
+# A curated record vouches for its sites: it wins a tie with an equally good catalog template.
+RECORD_BONUS = 0.05
+
+
+def _def_line(cat: catalog_mod.Catalog, path: str, function: str) -> int:
+    """The line of ``def name`` in the installed file (a site with no raise: JAX's call into C++)."""
+    name = function.rsplit(".", 1)[-1]
+    for i, ln in enumerate(linecache.getlines(str(Path(cat.root) / path)), 1):
+        if ln.lstrip().startswith((f"def {name}(", f"async def {name}(")):
+            return i
+    return 0
+
+
+def _record_refs(cat: catalog_mod.Catalog, rec: Record, message: str) -> list[SiteRef]:
+    """Each of a record's sites as a SiteRef in the installed JAX, in the record's order."""
+    out = []
+    for ref in rec.sites:
+        sites = cat.in_function(ref.path, ref.function)
+        matched = [(m.literal, s) for m, s in ((templates.match(s.template, message) if s.template else None, s)
+                                              for s in sites) if m]
+        if matched:
+            out.append(SiteRef.of(max(matched, key=lambda t: t[0])[1], cat.jax_version))
+        elif any(not s.template for s in sites):
+            out.append(SiteRef.of(next(s for s in sites if not s.template), cat.jax_version))
+        elif not sites and (Path(cat.root) / ref.path).exists():
+            out.append(SiteRef(ref.path, _def_line(cat, ref.path, ref.function), ref.function, cat.jax_version))
+    return out
+
+
+def _text_ranking(ev: Evidence, cat: catalog_mod.Catalog, site_hits: list, rec_hits: list[_RecordHit],
+                  classes: set[str]) -> list[tuple[float, SiteRef, Record | None]]:
+    """Without a raise frame: catalog sites and the sites of matched records on one scale, best first."""
+    best: dict[tuple[str, str], tuple[float, SiteRef, Record | None]] = {}
+
+    def add(score: float, ref: SiteRef, rec: Record | None) -> None:
+        key = (ref.path, ref.function)
+        old = best.get(key)
+        if old is None or score > old[0]:
+            best[key] = (score, ref, rec or (old[2] if old else None))
+        elif rec is not None and old[2] is None:
+            best[key] = (old[0], old[1], rec)
+
+    for sc, s, _m in site_hits:
+        add(sc, SiteRef.of(s, cat.jax_version), None)
+    for h in rec_hits:
+        if h.pattern is None:
+            continue
+        q = _match_quality(h.pattern, "class" in h.why) + RECORD_BONUS
+        for i, ref in enumerate(_record_refs(cat, h.record, ev.match_text)):
+            add(q - 0.01 * i, ref, h.record)
+    return sorted(best.values(), key=lambda t: -t[0])
+
+
 def _same_function(qualname: str, printed: str) -> bool:
     return qualname == printed or qualname.rsplit(".", 1)[-1] == printed.rsplit(".", 1)[-1]
 
@@ -122,50 +201,52 @@ def record_site(cat: catalog_mod.Catalog, rec: Record, message: str) -> SiteRef 
             continue
         scored = [(templates.match(s.template, message) if s.template else None, s) for s in sites]
         matched = [(m.literal, s) for m, s in scored if m]
-        best = max(matched, key=lambda t: t[0])[1] if matched else sites[0]
-        return SiteRef.of(best, cat.jax_version)
+        if matched:
+            return SiteRef.of(max(matched, key=lambda t: t[0])[1], cat.jax_version)
+        # A message built by a helper has no template to check; a literal that differs is not this raise.
+        unknown = [s for s in sites if not s.template]
+        if unknown:
+            return SiteRef.of(unknown[0], cat.jax_version)
     return None
 
 
 def _diagnose(ev: Evidence, is_jax_hint: bool | None) -> Diagnosis:
+    rf = ev.raise_frame
+    if (is_jax_hint is None and rf is not None and not ev.frames_removed and rf.kind != "jax"
+            and (ev.module or "").split(".")[0] not in ("jax", "jaxlib") and not _raised_by_compiled_code(ev)):
+        return Diagnosis(ev, False)  # a Python raise in user (or library) code: nothing to match
     cat = catalog_mod.get()
     classes = {_canon(c) for c in ev.classes} or {_canon(ev.exc_class)}
-    rf = ev.raise_frame
     site: SiteRef | None = None
     how = ""
     if rf is not None and rf.kind == "jax" and not ev.frames_removed:
-        site = _resolve(cat, rf.jax_path or "", rf.lineno, rf.function, ev.message)
+        site = _resolve(cat, rf.jax_path or "", rf.lineno, rf.function, ev.match_text)
         how = "raise site"
     site_hits = [] if site else _site_hits(ev, cat, classes)
     rec_hits = _record_hits(ev, site, classes)
 
-    # Text or filtered frames: let a matched record break ties between equally good catalog sites.
-    if site is None and site_hits:
-        top = site_hits[0][0]
-        tied = [t for t in site_hits if t[0] >= top - 1e-9]
-        if rec_hits and len(tied) > 1:
-            home = {(s.path, s.function) for s in rec_hits[0].record.sites}
-            tied.sort(key=lambda t: (t[1].path, t[1].function) not in home)
-        site = SiteRef.of(tied[0][1], cat.jax_version)
-        how = "message template"
+    # Text or filtered frames: catalog templates and curated records compete on one scale.
+    ranking = _text_ranking(ev, cat, site_hits, rec_hits, classes) if site is None else []
+    if ranking:
+        site = ranking[0][1]
+        how = "record" if ranking[0][2] is not None else "message template"
         rec_hits = _record_hits(ev, site, classes)
-    if site is None and rec_hits:
-        site = record_site(cat, rec_hits[0].record, ev.message)
-        how = "record"
 
     # Is this JAX's error?
     if is_jax_hint is not None:
         is_jax = is_jax_hint
-    elif rf is not None and not ev.frames_removed:
-        is_jax = rf.kind == "jax" or (ev.module or "").split(".")[0] in ("jax", "jaxlib")
-    elif (ev.module or "").split(".")[0] in ("jax", "jaxlib") or _canon(ev.exc_class) in _jax_class_names():
+    elif (rf is not None and not ev.frames_removed and rf.kind == "jax") or (ev.module or "").split(".")[0] in (
+            "jax", "jaxlib"):
+        is_jax = True
+    elif rf is not None and not ev.frames_removed and not _raised_by_compiled_code(ev):
+        is_jax = False  # a Python raise in the user's own code (or a library's)
+    elif rf is None and _canon(ev.exc_class) in _jax_class_names():
         is_jax = True
     else:
-        strong_site = bool(site_hits) and site_hits[0][2] is not None and (
-            site_hits[0][2].literal >= TEXT_MIN_LITERAL and site_hits[0][2].coverage >= TEXT_MIN_COVERAGE
-            and _canon(site_hits[0][1].class_name) in classes)
-        strong_rec = bool(rec_hits) and rec_hits[0].pattern is not None and (
-            rec_hits[0].pattern.literal >= TEXT_MIN_LITERAL and "class" in rec_hits[0].why)
+        # No frames, or compiled code (JAX's C++ dispatch, a module's getattr) raised on the user's line:
+        # only the message can tell, and it must match JAX's text closely.
+        strong_site = any(_strong_text_match(m, _canon(s.class_name) in classes) for _sc, s, m in site_hits[:5])
+        strong_rec = any(_strong_text_match(h.pattern, "class" in h.why) for h in rec_hits[:5])
         is_jax = strong_site or strong_rec
 
     d = Diagnosis(ev, is_jax)
@@ -177,14 +258,18 @@ def _diagnose(ev: Evidence, is_jax_hint: bool | None) -> Diagnosis:
     d.how = (record.why if record else how) or "class"
     values: dict[str, str] = {}
     if site is not None and site.template:
-        m = templates.match(site.template, ev.message)
+        m = templates.match(site.template, ev.match_text)
         values.update(m.values if m else {})
     if record and record.pattern:
         values.update(record.pattern.values)
     d.values = {k: v[:200] for k, v in values.items() if k != "value"}
-    cands: list[Candidate] = [Candidate(h.record, record_site(cat, h.record, ev.message) or site, h.score, h.why)
-                              for h in rec_hits[:5]]
-    cands += [Candidate(None, SiteRef.of(s, cat.jax_version), sc, "message template") for sc, s, _ in site_hits[:5]]
+    if ranking:  # from text: the candidate sites in the order they were ranked
+        cands = [Candidate(rec, ref, min(1.0, sc), "record" if rec else "message template")
+                 for sc, ref, rec in ranking[:8]]
+    else:
+        cands = [Candidate(h.record, record_site(cat, h.record, ev.match_text) or site, h.score, h.why)
+                 for h in rec_hits[:5]]
+        cands += [Candidate(None, SiteRef.of(s, cat.jax_version), sc, "message template") for sc, s, _ in site_hits[:5]]
     if not cands and site is not None:
         cands.append(Candidate(None, site, 0.5, how))
     cands.sort(key=lambda c: -c.score)

@@ -14,6 +14,7 @@ from string import Formatter
 _WS = re.compile(r"\s+")
 
 
+@lru_cache(maxsize=256)
 def normalise(text: str) -> str:
     return _WS.sub(" ", text).strip()
 

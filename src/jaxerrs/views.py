@@ -307,7 +307,8 @@ def render_html(d: Diagnosis) -> str:
                 "this.closest('.jaxerrs-panel').querySelector('.jaxerrs-after').innerText)\">Copy</button>"
                 '<span class="jaxerrs-hint">or run <code>%jaxerr fix</code> to put the fix in the next cell</span>'
                 "</div>")
-    return (f'<div class="jaxerrs-panel"><style>{CSS}</style>{header_html(v)}{body_html(v)}{copy}'
+    rid = html.escape(v.record_id or "", quote=True)
+    return (f'<div class="jaxerrs-panel" data-record="{rid}"><style>{CSS}</style>{header_html(v)}{body_html(v)}{copy}'
             f"{more_html(v)}{related_html(v)}</div>")
 
 

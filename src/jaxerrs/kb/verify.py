@@ -56,7 +56,7 @@ def _run(code: str) -> BaseException | None:
         except AttributeError:
             pass
     try:
-        exec(compile(code, "<reproducer>", "exec"), {"__name__": "__jaxerrs_check__"})
+        exec(compile(code, "<reproducer>", "exec", dont_inherit=True), {"__name__": "__jaxerrs_check__"})
     except Exception as e:  # noqa: BLE001 - any error is the answer
         return e
     finally:

@@ -1,0 +1,57 @@
+"""``jaxerrs kb stats``: what the knowledge base covers in the installed JAX."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+
+def compute() -> dict[str, Any]:
+    from jaxerrs import catalog
+    from jaxerrs.kb.records import all_records
+
+    records = all_records()
+    cat = catalog.get(progress=False)
+    curated = [r for r in records.values() if r.origin == "curated"]
+    families = Counter(r.tags[0] if r.tags else "untagged" for r in curated)
+    classes = Counter(r.class_name for r in curated)
+    covered: set[tuple[str, str]] = set()
+    stale = []
+    for r in curated:
+        for s in r.sites:
+            if cat.in_function(s.path, s.function):
+                covered.add((s.path, s.function))
+            else:
+                stale.append({"id": r.id, "site": f"{s.path}:{s.function}", "jax_version": cat.jax_version})
+    per_module: dict[str, dict[str, int]] = {}
+    for site in cat.sites:
+        module = site.path.rsplit("/", 1)[0] if "/_src/" not in site.path else site.path
+        row = per_module.setdefault(module, {"sites": 0, "covered": 0})
+        row["sites"] += 1
+        row["covered"] += (site.path, site.function) in covered
+    return {
+        "jax_version": cat.jax_version,
+        "records": len(curated),
+        "imported": len(records) - len(curated),
+        "message_only": sum(r.verified == "message" for r in curated),
+        "families": dict(families.most_common()),
+        "classes": dict(classes.most_common()),
+        "catalog_sites": len(cat.sites),
+        "sites_covered": sum(v["covered"] for v in per_module.values()),
+        "modules": {k: v for k, v in sorted(per_module.items(), key=lambda kv: -kv[1]["covered"]) if v["covered"]},
+        "stale": stale,
+    }
+
+
+def render(data: dict[str, Any]) -> str:
+    lines = [f"JAX {data['jax_version']}: {data['records']} curated records ({data['message_only']} verified by "
+             f"message only), {data['imported']} imported",
+             f"raise sites covered by a curated record: {data['sites_covered']} of {data['catalog_sites']}", "",
+             "records per family (first tag):"]
+    lines += [f"  {k:<28} {v}" for k, v in data["families"].items()]
+    lines += ["", "records per error class:"] + [f"  {k:<36} {v}" for k, v in data["classes"].items()]
+    lines += ["", "covered raise sites per module:"]
+    lines += [f"  {k:<48} {v['covered']:>4} / {v['sites']}" for k, v in data["modules"].items()]
+    lines += ["", f"stale records: {len(data['stale'])}"]
+    lines += [f"  {s['id']}: {s['site']} not in JAX {s['jax_version']}" for s in data["stale"]]
+    return "\n".join(lines)

@@ -1,0 +1,53 @@
+"""Shared fixtures: a real IPython InteractiveShell per test, JAX as IPython runs it."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import pytest
+
+# JAX under IPython keeps every frame (tracebackhide); tests outside a shell see the same.
+os.environ.setdefault("JAX_TRACEBACK_FILTERING", "tracebackhide")
+os.environ.setdefault("JAX_PLATFORMS", "cpu")
+
+
+@pytest.fixture(scope="session")
+def _ipython():
+    from IPython.testing.globalipapp import start_ipython
+
+    ip = start_ipython()
+    ip.history_manager.enabled = False
+    return ip
+
+
+@pytest.fixture
+def shell(_ipython):
+    """The shared InteractiveShell, with jaxerrs unloaded and no custom handler before and after."""
+    ip = _ipython
+    ip.run_line_magic("unload_ext", "jaxerrs") if "jaxerrs" in ip.extension_manager.loaded else None
+    ip.set_custom_exc((), None)
+    saved_custom = ip.custom_exceptions
+    yield ip
+    if "jaxerrs" in ip.extension_manager.loaded:
+        ip.run_line_magic("unload_ext", "jaxerrs")
+    ip.set_custom_exc((), None)
+    assert ip.custom_exceptions == saved_custom
+
+
+def run(ip, code: str):
+    """Run a cell; return (stdout, stderr, result) with displays captured."""
+    from IPython.utils.capture import capture_output
+
+    with capture_output() as cap:
+        result = ip.run_cell(code)
+    return cap, result
+
+
+@pytest.fixture
+def run_cell():
+    return run
+
+
+def pytest_configure(config):
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 3000))

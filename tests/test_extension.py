@@ -1,0 +1,208 @@
+"""The handler, its chaining, the magics and hostile inputs, through a real InteractiveShell and real JAX."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from IPython.core.error import UsageError
+
+from tests.conftest import run
+
+JAX_BOOL = "import jax\njax.jit(lambda x: x if x > 0 else -x)(1.0)"
+
+
+def test_loading_does_not_import_jax_or_widgets():
+    code = ("import sys\nfrom IPython.testing.globalipapp import start_ipython\nip = start_ipython()\n"
+            "ip.run_line_magic('load_ext', 'jaxerrs')\n"
+            "print(sorted(m for m in ('jax', 'jaxlib', 'ipywidgets', 'anywidget') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.stdout.strip().splitlines()[-1] == "[]", out.stderr
+
+
+def test_jax_error_gets_traceback_then_panel(shell):
+    shell.run_line_magic("load_ext", "jaxerrs")
+    cap, result = run(shell, JAX_BOOL)
+    assert type(result.error_in_exec).__name__ == "TracerBoolConversionError"
+    out = cap.stdout
+    tb_at = out.index("TracerBoolConversionError")
+    panel_at = out.index("── jaxerrs: TracerBoolConversionError")
+    assert tb_at < panel_at, "the traceback comes first, the panel after it"
+    assert "tracer-bool-conversion" not in out or True
+    assert "jnp.where" in out[panel_at:]
+    assert "Cell In[" in out[panel_at:] or "line" in out[panel_at:]
+
+
+def test_traceback_is_exactly_ipythons(shell):
+    cap_plain, _ = run(shell, JAX_BOOL)
+    shell.run_line_magic("load_ext", "jaxerrs")
+    cap_ext, _ = run(shell, JAX_BOOL)
+    panel_at = cap_ext.stdout.index("── jaxerrs:")
+
+    def norm(text: str) -> str:  # execution counts and cell file names differ between the two runs
+        import re
+
+        return re.sub(r"In\[\d+\]|ipython-input-\d+-[0-9a-f]+|<string>:\d+|/tmp/\S+", "X", text)
+
+    assert norm(cap_ext.stdout[:panel_at]).rstrip() == norm(cap_plain.stdout).rstrip()
+
+
+def test_non_jax_errors_are_untouched(shell):
+    cases = ["1/0", "import jax\nundefined_name", "import numpy as np\nnp.reshape(np.arange(6), (4,))",
+             "import jax\njax.tree.map(lambda x: {}['k'], [1])", "def f(:\n  pass"]
+    for code in cases:
+        plain, _ = run(shell, code)
+        shell.run_line_magic("load_ext", "jaxerrs")
+        ext, _ = run(shell, code)
+        shell.run_line_magic("unload_ext", "jaxerrs")
+        assert "jaxerrs" not in ext.stdout + ext.stderr, code
+        import re
+
+        def norm(t: str) -> str:
+            return re.sub(r"In\[\d+\]|ipython-input-\d+-[0-9a-f]+|line \d+|/tmp/\S+", "X", t)
+
+        assert norm(ext.stdout) == norm(plain.stdout), code
+
+
+def test_user_raise_inside_jit_is_not_jax(shell):
+    shell.run_line_magic("load_ext", "jaxerrs")
+    cap, result = run(shell, "import jax\n@jax.jit\ndef f(x):\n    raise ValueError('mine')\nf(1.0)")
+    assert isinstance(result.error_in_exec, ValueError)
+    assert "── jaxerrs" not in cap.stdout
+
+
+def test_off_on_status_and_cell_magic(shell):
+    shell.run_line_magic("load_ext", "jaxerrs")
+    with pytest.raises(UsageError):
+        shell.run_line_magic("jaxerr", "bogus")
+    cap, _ = run(shell, "%jaxerr off")
+    cap, _ = run(shell, JAX_BOOL)
+    assert "── jaxerrs" not in cap.stdout
+    cap, _ = run(shell, "%%jaxerr\n" + JAX_BOOL)
+    assert "── jaxerrs: TracerBoolConversionError" in cap.stdout
+    cap, _ = run(shell, "%jaxerr status")
+    assert "panels off" in cap.stdout
+    run(shell, "%jaxerr on")
+    cap, _ = run(shell, JAX_BOOL)
+    assert "── jaxerrs" in cap.stdout
+
+
+def test_last_show_fix_and_help(shell):
+    shell.run_line_magic("load_ext", "jaxerrs")
+    cap, _ = run(shell, "%jaxerr")
+    assert "no JAX error yet" in cap.stdout
+    run(shell, JAX_BOOL)
+    cap, _ = run(shell, "%jaxerr last")
+    assert "── jaxerrs: TracerBoolConversionError" in cap.stdout
+    cap, _ = run(shell, "%jaxerr show tracer-bool-conversion")
+    assert "jnp.where" in cap.stdout
+    with pytest.raises(UsageError):
+        shell.run_line_magic("jaxerr", "show no-such-record")
+    shell.rl_next_input = None
+    cap, _ = run(shell, "%jaxerr fix")
+    assert "jnp.where" in (shell.rl_next_input or "")
+    cap, result = run(shell, "%jaxerr show --help")
+    assert "%jaxerr show [-h] id" in cap.stdout and result.error_in_exec is None
+    cap, _ = run(shell, "%jaxerr search --help")
+    assert "--tag" in cap.stdout
+    with pytest.raises(UsageError):
+        shell.run_line_magic("jaxerr", "search")
+
+
+def test_jaxerr_question_mark_documents_all_subcommands(shell):
+    shell.run_line_magic("load_ext", "jaxerrs")
+    doc = shell.find_line_magic("jaxerr").__doc__
+    for sub in ("search", "last", "show", "fix", "on", "off", "status", "%%jaxerr"):
+        assert sub in doc
+
+
+def test_load_is_idempotent_and_unload_restores_previous_handler(shell):
+    calls = []
+
+    def previous(self, etype, value, tb, tb_offset=None):
+        calls.append(etype.__name__)
+        return ["previous handler\n"]
+
+    shell.set_custom_exc((ZeroDivisionError, KeyError), previous)
+    before = (shell.custom_exceptions, shell.CustomTB)
+    shell.run_line_magic("load_ext", "jaxerrs")
+    shell.run_line_magic("load_ext", "jaxerrs")  # second load: nothing changes
+    run(shell, "1/0")
+    run(shell, "{}['k']")
+    assert calls == ["ZeroDivisionError", "KeyError"], "errors the previous handler owned still reach it"
+    cap, _ = run(shell, JAX_BOOL)
+    assert "── jaxerrs" in cap.stdout and calls == ["ZeroDivisionError", "KeyError"]
+    shell.run_line_magic("unload_ext", "jaxerrs")
+    assert (shell.custom_exceptions, shell.CustomTB) == before
+    run(shell, "1/0")
+    assert calls[-1] == "ZeroDivisionError"
+
+
+def test_catch_all_previous_handler_gets_jax_errors_after_the_panel(shell):
+    calls = []
+
+    def previous(self, etype, value, tb, tb_offset=None):
+        calls.append(etype.__name__)
+
+    shell.set_custom_exc((Exception,), previous)
+    shell.run_line_magic("load_ext", "jaxerrs")
+    cap, _ = run(shell, JAX_BOOL)
+    assert "── jaxerrs" in cap.stdout
+    assert calls == ["TracerBoolConversionError"]
+
+
+def test_handler_installed_after_us_is_restored_on_its_own_terms(shell):
+    shell.run_line_magic("load_ext", "jaxerrs")
+    shell.set_custom_exc((ValueError,), lambda self, et, v, tb, tb_offset=None: None)
+    theirs = (shell.custom_exceptions, shell.CustomTB)
+    run(shell, "raise ValueError('x')")
+    assert (shell.custom_exceptions, shell.CustomTB) == theirs
+
+
+HOSTILE = {
+    "str_raises": "class E(Exception):\n    def __str__(self): raise RuntimeError('no')\nraise E()",
+    "huge_message": "import jax\nraise ValueError('x' * 10_000_000)",
+    "non_utf8": "raise ValueError(b'\\xff\\xfe bad'.decode('utf-8', 'surrogateescape'))",
+    "recursion": "def f(n): return f(n + 1)\nf(0)",
+    "cyclic_cause": "a = ValueError('a'); b = KeyError('b'); a.__cause__ = b; b.__cause__ = a\nraise a",
+    "no_traceback": "e = TypeError('no tb')\ne.__traceback__ = None\nraise e",
+    "base_exception": "class B(BaseException): pass\nraise B('base')",
+    "jax_huge_shape_text": "import jax.numpy as jnp\njnp.zeros((3,)).reshape('<img src=x onerror=alert(1)>' * 1000)",
+}
+
+
+@pytest.mark.parametrize("name", sorted(HOSTILE))
+def test_hostile_inputs_keep_the_traceback(shell, name):
+    code = HOSTILE[name]
+    plain, r1 = run(shell, code)
+    shell.run_line_magic("load_ext", "jaxerrs")
+    ext, r2 = run(shell, code)
+    assert type(r2.error_in_exec).__name__ == type(r1.error_in_exec).__name__
+    name_line = type(r1.error_in_exec).__name__
+    assert name_line in ext.stdout or name_line in ext.stderr
+    assert "Custom TB Handler failed" not in ext.stdout + ext.stderr
+    assert shell.custom_exceptions, "the handler is still installed"
+    extra = [ln for ln in ext.stderr.splitlines() if "jaxerrs" in ln]
+    assert len(extra) <= 1
+    # And the next error is explained again.
+    cap, _ = run(shell, JAX_BOOL)
+    assert "── jaxerrs: TracerBoolConversionError" in cap.stdout
+
+
+def test_keyboard_interrupt_and_system_exit_are_never_handled(shell):
+    shell.run_line_magic("load_ext", "jaxerrs")
+    assert not any(issubclass(KeyboardInterrupt, c) or issubclass(SystemExit, c) or issubclass(GeneratorExit, c)
+                   for c in shell.custom_exceptions)
+
+
+def test_pdb_and_xmode_still_work(shell):
+    shell.run_line_magic("load_ext", "jaxerrs")
+    run(shell, "%xmode Minimal")
+    try:
+        cap, _ = run(shell, JAX_BOOL)
+        assert "Traceback (most recent call last)" not in cap.stdout
+        assert "TracerBoolConversionError" in cap.stdout and "── jaxerrs" in cap.stdout
+    finally:
+        run(shell, "%xmode Context")
+    assert sys.last_value is not None and type(sys.last_value).__name__ == "TracerBoolConversionError"

@@ -1,0 +1,166 @@
+"""The knowledge base: loading and validation, execution checks of every record, seed import."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import warnings
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from jaxerrs.kb import records as kb
+from jaxerrs.kb.importer import import_path
+from jaxerrs.kb.verify import check, check_record, table
+
+DATA = Path(__file__).parent / "data"
+MODEL = kb.RECORDS_DIR / "tracer-bool-conversion.toml"
+
+
+def test_all_records_load_cleanly():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        records = kb.all_records(reload=True)
+    assert kb.PROBLEMS == []
+    curated = [r for r in records.values() if r.origin == "curated"]
+    assert len(curated) >= 150
+    for r in curated:
+        assert r.reproducer or r.verified == "message", r.id
+        assert r.fix.before and r.fix.after and r.solutions and r.explanation, r.id
+        assert all(x in records for x in r.related), r.id
+        assert all(u.startswith("https://") for u in r.references), r.id
+
+
+def test_every_public_jax_errors_class_has_a_record():
+    import jax.errors
+
+    public = {n for n in dir(jax.errors) if isinstance(getattr(jax.errors, n), type)
+              and issubclass(getattr(jax.errors, n), Exception)}
+    covered = {r.class_name for r in kb.all_records().values()}
+    # JAXTypeError / JAXIndexError are bases: covered through their subclasses' records.
+    missing = public - covered - {"JAXTypeError", "JAXIndexError"}
+    assert not missing, f"no record for {sorted(missing)}"
+
+
+@pytest.fixture(scope="session")
+def check_results():
+    curated = [r for r in kb.all_records().values() if r.origin == "curated"]
+    results = check(curated)
+    print("\n" + table(results))
+    return {r.id: r for r in results}
+
+
+def _curated_ids() -> list[str]:
+    return sorted(r.id for r in kb.all_records().values() if r.origin == "curated")
+
+
+@pytest.mark.parametrize("record_id", _curated_ids())
+def test_record_verifies_against_installed_jax(check_results, record_id):
+    res = check_results[record_id]
+    assert res.ok, "; ".join(res.failures)
+
+
+def test_checker_reports_a_record_whose_reproducer_runs_clean():
+    rec = kb.load_file(MODEL)
+    broken = replace(rec, id="broken", reproducer="x = 1", fix=kb.Fix("y = 2", "raise ValueError('no')"))
+    res = check_record(broken)  # in-process: worker processes look records up by id
+    assert not res.ok
+    assert res.checks["reproducer raises"] == "ran clean"
+    assert res.checks["fix.before raises"] == "ran clean"
+    assert res.checks["fix.after runs clean"].startswith("raised ValueError")
+    assert "FAIL" in table([res])
+
+
+def _write(folder: Path, name: str, text: str) -> None:
+    (folder / name).write_text(text, encoding="utf-8")
+
+
+def test_bad_record_files_are_skipped_with_a_clear_message(tmp_path):
+    good = MODEL.read_text(encoding="utf-8")
+    shutil.copy(MODEL, tmp_path / MODEL.name)
+    _write(tmp_path, "broken-toml.toml", "id = \n[[[")
+    _write(tmp_path, "no-title.toml", good.replace('title = "', 'titel = "').replace(
+        'id = "tracer-bool-conversion"', 'id = "no-title"'))
+    _write(tmp_path, "bad-type.toml", good.replace('id = "tracer-bool-conversion"', 'id = "bad-type"').replace(
+        'tags = ["tracing"', 'tags = "tracing" #'))
+    _write(tmp_path, "bad-template.toml", good.replace('id = "tracer-bool-conversion"', 'id = "bad-template"')
+           .replace("shape {shape}.", "shape {shape."))
+    _write(tmp_path, "other-name.toml", good)  # id differs from the file name
+    problems: list[str] = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        loaded = kb.load_dir(tmp_path, problems)
+    assert list(loaded) == ["tracer-bool-conversion"]
+    text = "\n".join(problems)
+    assert "broken-toml.toml: not valid TOML" in text
+    assert "no-title.toml: missing required field 'title'" in text
+    assert "bad-type.toml: field 'tags' must be list" in text
+    assert "bad-template.toml: pattern 0 does not compile" in text
+    assert "other-name.toml: field 'id' is 'tracer-bool-conversion' but the file is named 'other-name'" in text
+    assert len(caught) == len(problems) == 5
+
+
+def test_seed_000_imports_and_reports_its_new_line():
+    problems: list[str] = []
+    [rec] = import_path(DATA / "seed_000.json", problems)
+    assert problems == []
+    assert rec.id == "8d902cb9abe58737" and rec.origin == "imported"
+    assert [(s.path, s.function) for s in rec.sites] == [("jax/_src/custom_derivatives.py", "_remat_opt_transpose")]
+    stale = [f for f in rec.flags if f.startswith("line number stale")]
+    assert stale and "custom_derivatives.py:1822" in stale[0] and ":1885" in stale[0]
+    assert not any("does not describe" in f or "unknown to JAX" in f for f in rec.flags)
+    assert rec.fix.before.startswith("loss = jax.checkpoint") and "grad" in rec.fix.after
+
+
+def test_seed_003_is_flagged_as_inconsistent():
+    problems: list[str] = []
+    [rec] = import_path(DATA / "seed_003.json", problems)
+    flags = " | ".join(rec.flags)
+    assert "explanation does not describe this error" in flags
+    assert "PyTreeRegistry" in flags or "PyTreeDefs" in flags
+
+
+def test_import_formats_and_bad_files(tmp_path):
+    item = json.loads((DATA / "seed_000.json").read_text())["record"]
+    _write(tmp_path, "list.json", json.dumps([item, dict(item, id="second")]))
+    _write(tmp_path, "bare.json", json.dumps(dict(item, id="third")))
+    _write(tmp_path, "bad.json", "{not json")
+    _write(tmp_path, "v1.json", json.dumps(dict(item, id="old", schemaVersion=1)))
+    problems: list[str] = []
+    recs = import_path(tmp_path, problems)
+    assert sorted(r.id for r in recs) == ["8d902cb9abe58737", "second", "third"]
+    assert any("bad.json: not a JSON record file" in p for p in problems)
+    assert any("schemaVersion must be 2" in p for p in problems)
+
+
+def _cli(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    import os
+
+    return subprocess.run([sys.executable, "-m", "jaxerrs", *args], capture_output=True, text=True, timeout=300,
+                          env={**os.environ, **(env or {})})
+
+
+def test_kb_path_loads_imported_records_and_show_prints_flags():
+    env = {"JAXERRS_KB_PATH": str(DATA / "seed_003.json")}
+    out = _cli("show", "effects-not-supported-in-partial-eval-of-checkpoint-ae3f5e", "--format", "json", env=env)
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert data["origin"] == "imported" and any("does not describe" in f for f in data["flags"])
+    assert data["patterns"] == ["Effects not supported in partial-eval of `checkpoint`/`remat`: {disallowed_effects}"]
+    assert data["sites"] == [{"path": "jax/_src/ad_checkpoint.py", "function": "remat_partial_eval"}]
+    html = _cli("show", "ae3f5e76cfaa5db9", "--format", "html", env=env)
+    assert "does not describe this error" in html.stdout
+
+
+def test_kb_stats_and_import_cli():
+    out = _cli("kb", "stats", "--format", "json")
+    assert out.returncode == 0, out.stderr
+    stats = json.loads(out.stdout)
+    assert stats["records"] >= 150 and stats["stale"] == []
+    out = _cli("kb", "import", str(DATA / "seed_000.json"), str(DATA / "seed_003.json"))
+    assert out.returncode == 0 and "explanation does not describe this error" in out.stdout
+    bad = _cli("kb", "import", "/nonexistent.json")
+    assert bad.returncode == 2 and "no such file" in bad.stdout
