@@ -12,6 +12,7 @@ import json
 import os
 import re
 import sys
+import threading
 import time
 from dataclasses import asdict, dataclass, field
 from functools import cached_property
@@ -44,7 +45,7 @@ class Site:
         return f"{self.path}:{self.line}"
 
 
-@dataclass
+@dataclass(eq=False)  # identity hash: matcher caches per catalog
 class Catalog:
     jax_version: str
     root: str  # the site-packages directory the paths are relative to
@@ -222,11 +223,23 @@ def _template(node: ast.AST | None, assigns: dict[str, list[ast.AST]], depth: in
     return None, "none"
 
 
+class _LazyAssigns(dict):
+    """Looks assignments up only when a template needs them (most messages are literals)."""
+
+    def __init__(self, visitor: _Visitor) -> None:
+        super().__init__()
+        self.visitor = visitor
+
+    def get(self, key: str, default: object = None) -> object:  # type: ignore[override]
+        return self.visitor._assigns().get(key, default)
+
+
 class _Visitor(ast.NodeVisitor):
     def __init__(self, path: str) -> None:
         self.path = path
         self.stack: list[str] = []
-        self.assigns: list[dict[str, list[ast.AST]]] = [{}]
+        self.functions: list[ast.AST] = []
+        self._assign_cache: dict[int, dict[str, list[ast.AST]]] = {}
         self.sites: list[Site] = []
         self.kinds: list[bool] = []  # is each enclosing scope a function?
 
@@ -243,18 +256,28 @@ class _Visitor(ast.NodeVisitor):
         self.stack.append(name)
         self.kinds.append(is_function)
         if is_function:
-            assigns: dict[str, list[ast.AST]] = {}
-            for sub in ast.walk(node):
-                if isinstance(sub, ast.Assign) and len(sub.targets) == 1 and isinstance(sub.targets[0], ast.Name):
-                    assigns.setdefault(sub.targets[0].id, []).append(sub.value)
-                elif isinstance(sub, ast.AugAssign) and isinstance(sub.target, ast.Name):
-                    assigns.setdefault(sub.target.id, []).append(sub.value)
-            self.assigns.append(assigns)
+            self.functions.append(node)
         self.generic_visit(node)
         if is_function:
-            self.assigns.pop()
+            self.functions.pop()
         self.kinds.pop()
         self.stack.pop()
+
+    def _assigns(self) -> dict[str, list[ast.AST]]:
+        """Assignments in the enclosing function, gathered only when a message is held in a variable."""
+        if not self.functions:
+            return {}
+        fn = self.functions[-1]
+        cached = self._assign_cache.get(id(fn))
+        if cached is None:
+            cached = {}
+            for sub in ast.walk(fn):
+                if isinstance(sub, ast.Assign) and len(sub.targets) == 1 and isinstance(sub.targets[0], ast.Name):
+                    cached.setdefault(sub.targets[0].id, []).append(sub.value)
+                elif isinstance(sub, ast.AugAssign) and isinstance(sub.target, ast.Name):
+                    cached.setdefault(sub.target.id, []).append(sub.value)
+            self._assign_cache[id(fn)] = cached
+        return cached
 
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
         self._scope(node, node.name, False)
@@ -275,7 +298,7 @@ class _Visitor(ast.NodeVisitor):
             cls = ast.unparse(exc.func)
             tmpl, kind = None, "none"
             for arg in exc.args:
-                t, k = _template(arg, self.assigns[-1])
+                t, k = _template(arg, _LazyAssigns(self))
                 if t is not None and templates.literal_length(t) > 0:
                     tmpl, kind = t, k
                     break
@@ -403,3 +426,34 @@ def get(rebuild: bool = False, progress: bool = True) -> Catalog:
             pass  # a read-only cache directory only costs a rebuild next time
     _CATALOG = cat
     return cat
+
+
+_BUILDING: threading.Thread | None = None
+_LOCK = threading.Lock()
+
+
+def get_nowait() -> Catalog:
+    """The catalog if it is loaded or cached on disk; else an empty one, while a background thread builds it.
+
+    The first JAX error in a fresh environment is explained at once (from its frames and the curated
+    records) instead of waiting seconds for the index of JAX's source.
+    """
+    global _BUILDING
+    version = installed_jax_version() or "unknown"
+    if _CATALOG is not None and _CATALOG.jax_version == version:
+        return _CATALOG
+    if _cache_path(version).exists():
+        return get(progress=False)
+    with _LOCK:
+        if _BUILDING is None:
+            _BUILDING = threading.Thread(target=_build_quietly, name="jaxerrs-catalog", daemon=True)
+            _BUILDING.start()
+    dirs = _package_dirs()
+    return Catalog(version, str(dirs[0].parent) if dirs else "", [])
+
+
+def _build_quietly() -> None:
+    try:
+        get(progress=False)
+    except Exception:  # noqa: BLE001 - a failed background build is retried on the next blocking get()
+        pass

@@ -1,0 +1,127 @@
+"""The raise-site catalog of the installed JAX."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import inspect
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from jaxerrs import catalog, templates
+
+
+@pytest.fixture(scope="module")
+def cat() -> catalog.Catalog:
+    return catalog.get(progress=False)
+
+
+def test_every_raise_statement_is_listed(cat):
+    count, files = 0, 0
+    for d in catalog._package_dirs():
+        for path in d.rglob("*.py"):
+            files += 1
+            count += sum(isinstance(n, ast.Raise) for n in ast.walk(ast.parse(path.read_bytes())))
+    assert len(cat.sites) == count
+    assert cat.files == files and not cat.skipped
+    stats = cat.stats()
+    print(f"\n{stats['raise_statements']} raise statements, {stats['with_literal_text']} with literal text")
+    assert stats["with_literal_text"] > 0.85 * stats["raise_statements"]
+
+
+def test_templates_of_each_kind(cat):
+    by_template = {s.template: s for s in cat.sites if s.template}
+    s = by_template["Value of type {type} is not convertible to boolean."]
+    assert (s.path, s.function, s.kind) == ("jax/_src/core.py", "Tracer.__bool__", "fstring")
+    kinds = {s.kind for s in cat.sites}
+    assert {"literal", "fstring", "format", "percent", "concat", "variable", "helper", "reraise"} <= kinds
+    for site in cat.sites:
+        if site.template:
+            assert templates.validate(site.template) in (None, "template has no literal text"), site
+
+
+def test_functions_are_real_qualnames(cat):
+    """Spot-check: module-level and method sites name the function object's co_qualname."""
+    checked = 0
+    for s in cat.sites[::25]:
+        if "<locals>" in s.function or s.function == "<module>" or not s.path.startswith("jax/_src/"):
+            continue
+        try:
+            obj = importlib.import_module(s.path[:-3].replace("/", "."))
+        except Exception:  # noqa: BLE001 - optional modules (GPU plugins) may not import here
+            continue
+        for part in s.function.split("."):
+            obj = getattr(obj, part, None)
+        try:
+            obj = inspect.unwrap(getattr(obj, "__func__", obj))
+        except ValueError:
+            continue
+        code = getattr(obj, "__code__", None)
+        if code is None:
+            continue  # decorated or wrapped beyond recognition
+        assert code.co_qualname == s.function, s
+        assert code.co_firstlineno <= s.line
+        checked += 1
+    assert checked > 50
+
+
+def test_excerpt_reads_the_installed_source(cat):
+    [s] = [x for x in cat.sites if x.template == "Value of type {type} is not convertible to boolean."]
+    assert "raise TypeError" in cat.excerpt(s, context=0)
+
+
+def test_cache_is_built_once_and_damage_is_repaired(tmp_path, monkeypatch):
+    monkeypatch.setenv("JAXERRS_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(catalog, "_CATALOG", None)
+    built = catalog.get(progress=False)
+    [path] = list(tmp_path.glob("catalog-jax-*.json"))
+    assert json.loads(path.read_text())["jax_version"] == built.jax_version
+    monkeypatch.setattr(catalog, "_CATALOG", None)
+    loaded = catalog.get(progress=False)
+    assert [s.key for s in loaded.sites] == [s.key for s in built.sites]
+    path.write_text("{ damaged")
+    monkeypatch.setattr(catalog, "_CATALOG", None)
+    assert len(catalog.get(progress=False).sites) == len(built.sites)
+    assert json.loads(path.read_text())["format"] == catalog.FORMAT_VERSION
+
+
+def test_unparsable_files_are_skipped_and_counted(tmp_path, monkeypatch):
+    pkg = tmp_path / "jax"
+    pkg.mkdir()
+    (pkg / "good.py").write_text("def f(x):\n    raise ValueError(f'bad {x}')\n")
+    (pkg / "broken.py").write_text("def f(:\n")
+    (pkg / "binary.py").write_bytes(b"\xff\xfe\x00garbage")
+    monkeypatch.setattr(catalog, "_package_dirs", lambda: [pkg])
+    cat = catalog.build(progress=False)
+    assert [(s.path, s.function, s.template) for s in cat.sites] == [("jax/good.py", "f", "bad {x}")]
+    assert set(cat.skipped) == {"jax/broken.py", "jax/binary.py"} and cat.files == 3
+
+
+def test_catalog_cli():
+    out = subprocess.run([sys.executable, "-m", "jaxerrs", "catalog", "--stats"], capture_output=True, text=True,
+                         timeout=300)
+    assert out.returncode == 0, out.stderr
+    stats = json.loads(out.stdout)
+    assert stats["raise_statements"] > 5000 and stats["jax_version"]
+
+
+def test_template_matching_is_whitespace_insensitive_and_extracts_values():
+    m = templates.match("got incompatible shapes for broadcasting: {shapes}.", "add got incompatible\n  shapes "
+                        "for broadcasting: (3,), (4,).")
+    assert m is not None and m.values["shapes"] == "(3,), (4,)"
+    assert templates.match("literal {{braces}} {x}", "literal {braces} 12") is not None
+    assert templates.validate("bad {") is not None
+
+
+def test_relpath_of_frames():
+    from jaxerrs.evidence import frame_kind, jax_relpath
+
+    assert jax_relpath("/x/lib/python3.11/site-packages/jax/_src/core.py") == "jax/_src/core.py"
+    assert jax_relpath("~/.venv/lib/site-packages/jaxlib/xla_client.py") == "jaxlib/xla_client.py"
+    assert jax_relpath("/home/me/jaxproject/model.py") is None
+    assert frame_kind(str(Path(json.__file__))) == "lib"
+    assert frame_kind("/tmp/ipykernel_1/123.py") == "user"
