@@ -45,17 +45,19 @@ class Panel(widgets.VBox):
         return widgets.VBox([label, widgets.HBox(buttons, layout=widgets.Layout(flex_flow="row wrap")), out])
 
     @staticmethod
-    def _open(record_id: str, out: widgets.Output) -> None:
+    def _open(record_id: str, out: widgets.Output) -> Panel | None:
+        from IPython.display import display
+
         from jaxerrs.kb.records import find
 
         rec = find(record_id)
         if rec is None:
-            return
+            return None
+        panel = Panel(views.record_diagnosis(rec))
         out.clear_output()
         with out:
-            from IPython.display import display
-
-            display(Panel(views.record_diagnosis(rec)))
+            display(panel)
+        return panel
 
     def _repr_mimebundle_(self, **kwargs: Any) -> dict[str, Any]:
         data = super()._repr_mimebundle_(**kwargs) or {}

@@ -1,0 +1,144 @@
+"""The panel's three views (widget, static HTML, text) and their escaping, without a browser."""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import pytest
+
+import jaxerrs
+from jaxerrs.kb.records import all_records
+from jaxerrs.views import record_diagnosis
+
+HOSTILE = '<img src=x onerror=window.__pwned=1><script>window.__pwned2=1</script>"\'&'
+
+
+def _raise(fn):
+    try:
+        fn()
+    except Exception as e:  # noqa: BLE001
+        return e
+    raise AssertionError("did not raise")
+
+
+@pytest.fixture(scope="module")
+def bool_diag():
+    return jaxerrs.diagnose(_raise(lambda: jax.jit(lambda x: x if x > 0 else -x)(1.0)))
+
+
+@pytest.fixture(scope="module")
+def hostile_diag():
+    # A real JAX error whose message carries user text: the shape argument of reshape.
+    exc = _raise(lambda: jnp.zeros(3).reshape(HOSTILE))
+    d = jaxerrs.diagnose(exc)
+    assert d.is_jax and "<script>" in d.message
+    return d
+
+
+def _no_live_markup(html: str) -> None:
+    assert "<script" not in html.lower() and "<img" not in html.lower()
+    assert "&lt;img src=x onerror=window.__pwned=1&gt;&lt;script&gt;" in html
+
+
+def test_static_html_escapes_error_text(hostile_diag):
+    html = jaxerrs.render_html(hostile_diag)
+    _no_live_markup(html)
+    assert 'class="jaxerrs-panel"' in html
+
+
+def test_widget_escapes_error_text(hostile_diag):
+    from jaxerrs.panel import Panel
+
+    panel = Panel(hostile_diag)
+    htmls = [w.value for w in _walk(panel) if hasattr(w, "value") and isinstance(w.value, str)]
+    assert htmls
+    for h in htmls:
+        assert "<script" not in h.lower() and "<img" not in h.lower()
+
+
+def _walk(w):
+    yield w
+    for c in getattr(w, "children", ()):
+        yield from _walk(c)
+
+
+def test_html_panel_sections_in_order(bool_diag):
+    html = jaxerrs.render_html(bool_diag)
+    assert 'data-record="tracer-bool-conversion"' in html
+    order = ["jaxerrs-header", "In your code", "What it means", "Solution", "Example fix", "Copy",
+             "More solutions", "When it happens", "Defensive patterns", "Prevention", "Source"]
+    positions = [html.index(x) for x in order]
+    assert positions == sorted(positions)
+    # Compact by default: the collapsible sections start closed.
+    assert "<details class=\"jaxerrs-section\" open" not in html
+    assert "jax/_src/core.py" in html and "https://github.com/jax-ml/jax/blob/jax-v" in html
+    assert "jnp.where" in html
+
+
+def test_widget_panel_structure_and_mimebundle(bool_diag):
+    from jaxerrs.fix_actions import FixActions
+    from jaxerrs.panel import Panel
+
+    panel = Panel(bool_diag, cell_id="abc-123")
+    assert "jaxerrs-panel" in panel._dom_classes
+    [actions] = [w for w in _walk(panel) if isinstance(w, FixActions)]
+    assert actions.cell_id == "abc-123" and "jnp.where" in actions.code
+    bundle = panel._repr_mimebundle_()
+    assert "application/vnd.jupyter.widget-view+json" in bundle
+    assert 'class="jaxerrs-panel"' in bundle["text/html"]
+    assert "TracerBoolConversionError" in bundle["text/plain"]
+
+
+def test_related_errors_open_their_own_panel(bool_diag):
+    import ipywidgets as widgets
+
+    from jaxerrs.panel import Panel
+
+    rec = next(r for r in all_records().values() if r.related)
+    panel = Panel(record_diagnosis(rec))
+    buttons = [w for w in _walk(panel) if isinstance(w, widgets.Button)]
+    assert [b.description for b in buttons] == rec.related
+    out = next(w for w in _walk(panel) if isinstance(w, widgets.Output))
+    opened = Panel._open(rec.related[0], out)
+    assert opened.diagnosis.record.id == rec.related[0]
+
+
+def test_text_panel(bool_diag):
+    text = jaxerrs.render_text(bool_diag)
+    assert text.startswith("── jaxerrs: TracerBoolConversionError")
+    for section in ("What it means", "Solutions", "Example fix", "When it happens", "Prevention"):
+        assert section in text
+    assert "\x1b[" not in text
+
+
+def test_message_only_record_says_so():
+    rec = next(r for r in all_records().values() if r.verified == "message")
+    html = jaxerrs.render_html(record_diagnosis(rec))
+    assert "Verified by message only" in html
+
+
+def test_catalog_only_diagnosis_shows_what_is_known():
+    # An error JAX raises for which no curated record exists: the panel still shows class, site, excerpt.
+    from jaxerrs.views import site_diagnosis
+
+    d = site_diagnosis(_some_uncovered_site())
+    html = jaxerrs.render_html(d)
+    assert "no curated explanation" in html and "Source" in html
+
+
+def _some_uncovered_site() -> str:
+    from jaxerrs import catalog
+
+    covered = {(s.path, s.function) for r in all_records().values() for s in r.sites}
+    site = next(s for s in catalog.get().sites if s.template and (s.path, s.function) not in covered)
+    return site.key
+
+
+def test_imported_record_flags_show_in_panel(monkeypatch):
+    from pathlib import Path
+
+    from jaxerrs.kb.importer import import_path
+
+    [rec] = import_path(Path(__file__).parent / "data" / "seed_003.json", [])
+    html = jaxerrs.render_html(record_diagnosis(rec))
+    assert "Imported record: explanation does not describe this error" in html
