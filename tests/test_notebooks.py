@@ -1,0 +1,158 @@
+"""The notebooks shipped in notebooks/: saved clean, and executed with nbclient they show a panel for
+every JAX error cell and nothing for the other cells.
+
+Cells that raise are tagged `raises-exception`; their `metadata.jaxerrs` says whether a panel is
+expected (`expects_panel`) and for which curated record (`expected_record`).
+"""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import nbformat
+import pytest
+
+from notebook_support import (
+    WIDGET_MIME,
+    describe,
+    errors,
+    execute,
+    mentions_panel,
+    panels,
+    repo_root,
+    strip_outputs_report,
+)
+
+NOTEBOOKS_DIR = repo_root() / "notebooks"
+NOTEBOOKS = ["quickstart.ipynb", "gallery.ipynb"]
+CELL_TIMEOUT = 120
+
+
+def _read(name: str) -> nbformat.NotebookNode:
+    return nbformat.read(NOTEBOOKS_DIR / name, as_version=4)
+
+
+def _raises(cell) -> bool:
+    return "raises-exception" in cell.metadata.get("tags", [])
+
+
+def _code_cells() -> list:
+    params = []
+    for name in NOTEBOOKS:
+        for index, cell in enumerate(_read(name).cells):
+            if cell.cell_type == "code":
+                params.append(pytest.param(name, index, id=f"{name}:{index}"))
+    return params
+
+
+@pytest.fixture(scope="module")
+def executed(tmp_path_factory):
+    workdir = tmp_path_factory.mktemp("notebooks")  # kernels' cwd, so nothing lands in the repo
+
+    def run(name):
+        nb = _read(name)
+        try:
+            seconds = execute(nb, workdir, timeout=CELL_TIMEOUT)
+        except Exception as exc:
+            return name, exc
+        return name, (nb, seconds)
+
+    start = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        results = dict(pool.map(run, NOTEBOOKS))
+    timings = ", ".join(f"{n}={r[1]:.1f}s" for n, r in results.items() if isinstance(r, tuple))
+    print(f"\n[notebooks] executed in {time.perf_counter() - start:.1f}s wall ({timings})")
+    return results
+
+
+def _get(executed, name):
+    result = executed[name]
+    if isinstance(result, BaseException):
+        pytest.fail(f"{name} did not execute: {type(result).__name__}: {result}")
+    return result[0]
+
+
+@pytest.mark.parametrize("name", NOTEBOOKS)
+def test_saved_notebook_has_no_outputs(name):
+    nb = _read(name)
+    nbformat.validate(nb)
+    problems = strip_outputs_report(nb)
+    assert not problems, f"notebooks/{name} must be committed without outputs: " + "; ".join(problems)
+    for index, cell in enumerate(nb.cells):
+        info = cell.metadata.get("jaxerrs")
+        if info is not None:
+            assert _raises(cell), f"{name} cell {index} has jaxerrs metadata but no raises-exception tag"
+            assert "expects_panel" in info, f"{name} cell {index}"
+
+
+def test_gallery_covers_at_least_20_error_families():
+    nb = _read("gallery.ipynb")
+    records = [
+        c.metadata["jaxerrs"].get("expected_record")
+        for c in nb.cells
+        if c.cell_type == "code" and c.metadata.get("jaxerrs", {}).get("expects_panel")
+    ]
+    assert len(records) >= 20
+    # Every error cell is introduced by a markdown cell saying what it shows.
+    for index, cell in enumerate(nb.cells):
+        if cell.cell_type == "code" and _raises(cell):
+            assert index > 0 and nb.cells[index - 1].cell_type == "markdown", f"gallery cell {index}"
+    # The first cell asks for several CPU devices before JAX is imported.
+    first = next(c for c in nb.cells if c.cell_type == "code").source
+    assert "--xla_force_host_platform_device_count=4" in first
+    assert first.index("XLA_FLAGS") < first.index("import jax")
+
+
+def test_quickstart_shows_the_documented_steps():
+    sources = "\n".join(c.source for c in _read("quickstart.ipynb").cells)
+    for needle in (
+        "%load_ext jaxerrs",
+        "%jaxerr search dot shapes",
+        "%%jaxerr",
+        "%jaxerr off",
+        "%jaxerr fix",
+        "Insert as new cell",
+    ):
+        assert needle in sources, needle
+
+
+@pytest.mark.parametrize(("name", "index"), _code_cells())
+def test_cell(executed, name, index):
+    nb = _get(executed, name)
+    cell = nb.cells[index]
+    where = f"{name} cell {index} ({cell.source.splitlines()[0]!r}): {describe(cell)}"
+    errs = errors(cell)
+
+    if not _raises(cell):
+        assert not errs, f"unexpected error in {where}"
+        assert not mentions_panel(cell), f"a cell that does not raise shows a jaxerrs panel: {where}"
+        return
+
+    assert errs, f"expected an error in {where}"
+    err_index, err = errs[0]
+    assert err.get("traceback"), f"IPython's traceback is missing in {where}"
+    info = cell.metadata.get("jaxerrs", {"expects_panel": True})
+    found = panels(cell)
+    if not info["expects_panel"]:
+        assert not found and not mentions_panel(cell), f"a non-JAX error got a jaxerrs panel: {where}"
+        return
+
+    assert len(found) == 1, f"expected exactly one panel in {where}"
+    panel_index, panel, attrs = found[0]
+    assert panel_index > err_index, f"the panel must come after the traceback in {where}"
+    data = panel["data"]
+    assert WIDGET_MIME in data, f"the panel is not a widget view in {where}"
+    assert data[WIDGET_MIME].get("model_id"), where
+    assert "jaxerrs-panel" in (attrs.get("class") or "").split(), where
+    assert attrs.get("data-record"), f"the panel names no record in {where}"
+    assert data.get("text/plain"), f"the panel has no text/plain fallback in {where}"
+    if info.get("expected_record"):
+        assert attrs["data-record"] == info["expected_record"], where
+
+
+def test_quickstart_search_lists_results(executed):
+    nb = _get(executed, "quickstart.ipynb")
+    cell = next(c for c in nb.cells if c.cell_type == "code" and c.source.startswith("%jaxerr search"))
+    html = "".join(o.get("data", {}).get("text/html", "") for o in cell.outputs)
+    assert "jaxerrs-search" in html, describe(cell)
