@@ -7,6 +7,7 @@ that ``enable`` created is deleted again.
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -23,9 +24,31 @@ def config_path() -> Path:
     return Path(get_ipython_dir()) / "profile_default" / "ipython_config.py"
 
 
+def _read(path: Path) -> str:
+    """The file's text exactly: no newline translation (CRLF stays), undecodable bytes kept as they are."""
+    return path.read_bytes().decode("utf-8", errors="surrogateescape")
+
+
+def _write(path: Path, text: str) -> None:
+    path.write_bytes(text.encode("utf-8", errors="surrogateescape"))
+
+
+_ASSIGN = re.compile(r"^\s*c\.(?:InteractiveShellApp|TerminalIPythonApp|IPKernelApp)\.extensions\s*=(?!=)", re.M)
+
+
 def is_enabled(path: Path | None = None) -> bool:
     path = path or config_path()
-    return path.exists() and BEGIN in path.read_text(encoding="utf-8")
+    return path.exists() and BEGIN in _read(path)
+
+
+def overridden(path: Path | None = None) -> bool:
+    """True when a line after the block assigns the extensions list anew, dropping jaxerrs from it."""
+    path = path or config_path()
+    if not is_enabled(path):
+        return False
+    text = _read(path)
+    end = text.find(END, text.index(BEGIN))
+    return end >= 0 and _ASSIGN.search(text, end) is not None
 
 
 def enable(path: Path | None = None) -> bool:
@@ -34,7 +57,7 @@ def enable(path: Path | None = None) -> bool:
     if is_enabled(path):
         return False
     existed = path.exists()
-    old = path.read_text(encoding="utf-8") if existed else ""
+    old = _read(path) if existed else ""
     marks = []
     prefix = ""
     if not existed:
@@ -54,9 +77,12 @@ def disable(path: Path | None = None) -> bool:
     path = path or config_path()
     if not is_enabled(path):
         return False
-    text = path.read_text(encoding="utf-8")
+    text = _read(path)
     start = text.index(BEGIN)
-    end = text.index(END, start) + len(END)
+    end = text.find(END, start)
+    if end < 0:
+        raise OSError(f"the jaxerrs block has no end line ({END!r}); remove it by hand")
+    end += len(END)
     if text[end:end + 1] == "\n":
         end += 1
     block = text[start:end]
@@ -66,14 +92,17 @@ def disable(path: Path | None = None) -> bool:
     if CREATED in block and not rest.strip():
         path.unlink()
     else:
-        path.write_text(rest, encoding="utf-8", newline="")
+        _write(path, rest)
     return True
 
 
 def run_cli(command: str) -> int:
     path = config_path()
+    override = ("; but a later `c.InteractiveShellApp.extensions = [...]` line replaces the list, so it is not "
+                "loaded: move that line above the jaxerrs block or add \"jaxerrs\" to it")
     if command == "status":
-        print(f"jaxerrs is {'enabled' if is_enabled(path) else 'not enabled'} in {path}")
+        print(f"jaxerrs is {'enabled' if is_enabled(path) else 'not enabled'} in {path}"
+              f"{override if overridden(path) else ''}")
         return 0
     try:
         changed = enable(path) if command == "enable" else disable(path)
@@ -83,6 +112,8 @@ def run_cli(command: str) -> int:
     if command == "enable":
         print(f"jaxerrs: {'enabled' if changed else 'already enabled'}: new IPython kernels and terminals "
               f"load it ({path})")
+        if overridden(path):
+            print(f"jaxerrs: warning{override}", file=sys.stderr)
     else:
         print(f"jaxerrs: {'disabled' if changed else 'was not enabled'} ({path})")
     return 0

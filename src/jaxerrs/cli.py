@@ -88,7 +88,7 @@ def cmd_search(args: argparse.Namespace) -> int:
     from jaxerrs.search import search
 
     query = " ".join(args.query)
-    hits = search(query, limit=args.limit)
+    hits = search(query, limit=args.limit, tags=args.tag, error_class=args.cls)
     if args.format == "json":
         _emit(json.dumps([h.to_dict() for h in hits], indent=2))
     elif not hits:
@@ -147,6 +147,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("query", nargs="+")
     s.add_argument("--format", choices=("text", "json"), default="text")
     s.add_argument("--limit", type=int, default=10)
+    s.add_argument("--tag", action="append", default=[], help="only records with this tag (repeatable)")
+    s.add_argument("--class", dest="cls", default=None, help="only results of this error class")
     s.set_defaults(func=cmd_search)
 
     sh = sub.add_parser("show", help="show one record")

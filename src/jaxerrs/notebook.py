@@ -103,18 +103,23 @@ def annotate(nb: Any, found: list[Found]) -> int:
     """Insert explanation and fix cells after each failing cell; returns how many cells were added."""
     import nbformat
 
+    # Cell ids exist from nbformat 4.5 on; an older notebook (or one upgraded from nbformat 3) must not get them.
+    with_ids = (nb.get("nbformat", 4), nb.get("nbformat_minor", 0)) >= (4, 5)
     added = 0
     for f in sorted(found, key=lambda x: -x.cell_index):
         key = f.cell_id or f"index-{f.cell_index}"
         nxt = nb.cells[f.cell_index + 1] if f.cell_index + 1 < len(nb.cells) else None
-        if nxt is not None and nxt.get("metadata", {}).get(META, {}).get("for_cell") == key:
-            continue  # already annotated
+        if nxt is not None and nxt.get("metadata", {}).get(META, {}).get("generated"):
+            continue  # already annotated (keyed by position: without cell ids, indices shift as cells are added)
         meta = {"generated": True, "for_cell": key, "record": f.diagnosis.record.id if f.diagnosis.record else None}
         new = [nbformat.v4.new_markdown_cell(_explanation_markdown(f.diagnosis), metadata={META: dict(meta)})]
         rec = f.diagnosis.record
         if rec is not None:
             new.append(nbformat.v4.new_code_cell("# jaxerrs: example fix\n" + rec.fix.after,
                                                  metadata={META: dict(meta)}))
+        if not with_ids:
+            for c in new:
+                c.pop("id", None)
         nb.cells[f.cell_index + 1:f.cell_index + 1] = new
         added += len(new)
     return added
@@ -124,6 +129,10 @@ def run_cli(input_path: str, write: str | None, fmt: str) -> int:
     import nbformat
 
     src = Path(input_path)
+    if write and src.exists() and Path(write).exists() and Path(write).resolve() == src.resolve():
+        print(f"jaxerrs: --write {write} is the input notebook; name a new file (the input is never modified)",
+              file=sys.stderr)
+        return 2
     try:
         nb = read(src)
     except NotebookError as e:
@@ -142,11 +151,17 @@ def run_cli(input_path: str, write: str | None, fmt: str) -> int:
             print(f"cell {f.cell_index}: {d.error_class}{where}\n    {what}")
     if write:
         out = Path(write)
-        if out.resolve() == src.resolve():
-            print("jaxerrs: --write must name a new file; the input notebook is never modified", file=sys.stderr)
+        if out.is_dir():
+            print(f"jaxerrs: --write {out} is a directory; name the notebook file to write", file=sys.stderr)
             return 2
         added = annotate(nb, found)
-        nbformat.validate(nb)
+        try:
+            nbformat.validate(nb)
+        except nbformat.ValidationError as e:
+            msg = str(e).splitlines()[0]
+            print(f"jaxerrs: {src} does not validate as nbformat {nb.nbformat}.{nb.nbformat_minor} ({msg}); "
+                  "nothing written", file=sys.stderr)
+            return 2
         try:
             nbformat.write(nb, str(out))
         except OSError as e:

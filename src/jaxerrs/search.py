@@ -1,12 +1,13 @@
 """Search over curated records (every text field) and JAX's raise sites: one BM25 index.
 
-A pasted message or traceback goes through the matcher first, so its record leads. Unknown words
-are corrected to the nearest indexed word (typos). Curated records rank above bare sites.
+A pasted message or traceback goes through the matcher first, so its record (then its raise site)
+leads. Unknown words are corrected to the nearest word the records use (typos); plurals are folded;
+a query word pair found side by side in a record's title, tags or patterns adds a phrase bonus; records
+that many others list as related win close calls. Curated records rank above bare sites.
 """
 
 from __future__ import annotations
 
-import difflib
 import html
 import math
 import re
@@ -17,23 +18,76 @@ from typing import Any
 
 K1, B = 1.4, 0.6
 _WORD = re.compile(r"[A-Za-z][a-z]+|[A-Z]+(?![a-z])|[0-9]+|[a-z]+")
-_STOP = frozenset("a an the of to in on for is are be it this that with by or and as at from your you was its".split())
+_STOP = frozenset("a an the of to in on for is are be it this that with by or and as at from your you was its "
+                  "i my me we how what why when does do did not no can cannot get got".split())
 # Record fields and how much a word in each counts.
 _FIELDS = (("title", 3), ("id", 3), ("tags", 3), ("error_class", 2), ("patterns", 2), ("explanation", 1),
            ("triggers", 1), ("situations", 1), ("solutions", 1), ("prevention", 1))
+_HOLE = re.compile(r"\{[^{}]*\}")
+PHRASE = 0.6    # a query word pair found side by side in a record's title, tags or patterns: this much of its idf
+INLINKS = 0.03  # per other record that lists this one as related (capped): general records win close calls
+MAX_QUERY_TOKENS = 400
+MIN_IDF = 0.05
+MIN_KNOWN = 0.5  # a query whose words are mostly unknown finds nothing (a corrected typo counts half)
+
+
+def _stem(word: str) -> str:
+    """Plural to singular, conservatively (shapes, cotangents, devices, classes, keys; not axis, status)."""
+    if len(word) <= 3 or not word.endswith("s") or word.endswith(("ss", "us", "is")):
+        return word
+    if word.endswith(("xes", "ches", "shes", "sses")):
+        return word[:-2]
+    return word[:-1]
+
+
+def words(text: str) -> list[str]:
+    """The text's words in order: identifiers split into parts, lower-cased and stemmed, stop words dropped."""
+    out = []
+    for raw in re.findall(r"[A-Za-z0-9_]+", text):
+        for p in _WORD.findall(raw.replace("_", " ")):
+            p = p.lower()
+            if p not in _STOP:
+                out.append(_stem(p))
+    return out
 
 
 def tokens(text: str) -> list[str]:
     """Lower-case words; identifiers are split too (TracerBoolConversionError, static_argnums)."""
     out = []
     for raw in re.findall(r"[A-Za-z0-9_]+", text):
-        low = raw.lower()
-        parts = [p.lower() for p in _WORD.findall(raw.replace("_", " "))]
-        if low not in _STOP:
-            out.append(low)
+        low = raw.lower().strip("_")
+        parts = [_stem(p.lower()) for p in _WORD.findall(raw.replace("_", " "))]
+        if low and low not in _STOP:
+            out.append(_stem(low))
         if len(parts) > 1:
             out.extend(p for p in parts if p not in _STOP and p != low)
     return out
+
+
+def _pairs(ws: list[str]) -> set[tuple[str, str]]:
+    return {(a, b) for a, b in zip(ws, ws[1:], strict=False) if a != b}
+
+
+def _edit_distance(a: str, b: str, limit: int) -> int:
+    """Damerau-Levenshtein (optimal string alignment) distance, or limit + 1 once it is surely above limit."""
+    if abs(len(a) - len(b)) > limit:
+        return limit + 1
+    prev2: list[int] = []
+    prev = list(range(len(b) + 1))
+    for i, ca in enumerate(a, 1):
+        cur = [i] + [0] * len(b)
+        for j, cb in enumerate(b, 1):
+            cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (ca != cb))
+            if i > 1 and j > 1 and ca == b[j - 2] and a[i - 2] == cb:
+                cur[j] = min(cur[j], prev2[j - 2] + 1)
+        if min(cur) > limit:
+            return limit + 1
+        prev2, prev = prev, cur
+    return prev[-1]
+
+
+def _deletes(word: str) -> set[str]:
+    return {word[:i] + word[i + 1:] for i in range(len(word))}
 
 
 @dataclass(frozen=True)
@@ -55,6 +109,8 @@ class _Doc:
     length: int
     tags: frozenset[str] = frozenset()
     error_class: str = ""
+    pairs: frozenset[tuple[str, str]] = frozenset()
+    prior: float = 1.0
 
 
 class Index:
@@ -64,14 +120,22 @@ class Index:
 
         self.docs: list[_Doc] = []
         self.postings: dict[str, list[tuple[int, float]]] = defaultdict(list)
-        for rec in all_records().values():
+        records = all_records()
+        inlinks = Counter(r for rec in records.values() for r in set(rec.related) if r != rec.id)
+        self.record_words: Counter[str] = Counter()
+        for rec in records.values():
             tf: Counter[str] = Counter()
             for name, weight in _FIELDS:
-                value = getattr(rec, name)
+                value = rec.all_patterns if name == "patterns" else getattr(rec, name)
                 text = " ".join(value) if isinstance(value, list) else str(value)
-                for t in tokens(text):
+                for t in tokens(_HOLE.sub(" ", text)):
                     tf[t] += weight
-            self._add(_Doc(rec.id, rec.title, "record", sum(tf.values()), frozenset(rec.tags), rec.class_name), tf)
+            self.record_words.update(tf.keys())
+            phrase_text = " | ".join([rec.title, *(_HOLE.sub(" | ", p) for p in rec.all_patterns)])
+            pairs = _pairs(words(phrase_text)) | {p for tag in rec.tags for p in _pairs(words(tag))}
+            prior = 1.0 + INLINKS * min(inlinks[rec.id], 5)
+            self._add(_Doc(rec.id, rec.title, "record", sum(tf.values()), frozenset(rec.tags), rec.class_name,
+                           frozenset(pairs), prior), tf)
         try:
             cat = catalog.get(progress=False)
             sites = cat.sites
@@ -81,8 +145,9 @@ class Index:
             if not s.template:
                 continue
             text = s.template.replace("{{", "").replace("}}", "")
-            tf = Counter(tokens(re.sub(r"\{[^{}]*\}", " ", text)))
-            tf.update(tokens(s.function + " " + s.class_name))
+            tf = Counter(tokens(_HOLE.sub(" ", text)))
+            tf.update(tokens(s.function))
+            tf[s.class_name.lower()] += 1  # whole: ValueError must not make every site about "value"
             short = " ".join(text.split())[:110]
             title = f"{s.class_name}: {short}  ({s.path}:{s.line})"
             self._add(_Doc(f"{s.path}:{s.line}", title, "site", sum(tf.values()), frozenset(), s.class_name), tf)
@@ -90,9 +155,7 @@ class Index:
         self.avg = {k: (sum(d.length for d in self.docs if d.kind == k) / max(1, sum(d.kind == k for d in self.docs)))
                     for k in ("record", "site")}
         self.idf = {t: math.log(1 + (n - len(p) + 0.5) / (len(p) + 0.5)) for t, p in self.postings.items()}
-        self.vocab_by_len: dict[int, list[str]] = defaultdict(list)
-        for t in self.postings:
-            self.vocab_by_len[len(t)].append(t)
+        self._near: dict[str, list[str]] | None = None  # built on the first unknown word
 
     def _add(self, doc: _Doc, tf: Counter[str]) -> None:
         i = len(self.docs)
@@ -100,27 +163,73 @@ class Index:
         for t, f in tf.items():
             self.postings[t].append((i, float(f)))
 
-    @lru_cache(maxsize=2048)  # noqa: B019 - one index per process, lives as long as it
+    def _near_index(self) -> dict[str, list[str]]:
+        """Each indexed word and its one-letter deletions -> the words (a symmetric-delete spelling index)."""
+        if self._near is None:
+            near: dict[str, list[str]] = defaultdict(list)
+            for w in self.record_words:  # users misspell the words of errors, not of JAX internals
+                if len(w) >= 3 and w.isalpha():
+                    near[w].append(w)
+                    for d in _deletes(w):
+                        near[d].append(w)
+            self._near = near
+        return self._near
+
+    @lru_cache(maxsize=4096)  # noqa: B019 - one index per process, lives as long as it
     def correct(self, word: str) -> str | None:
+        """The word itself when indexed, else the closest indexed word (typos), else None.
+
+        Words under 5 letters are not corrected; up to one edit for 5-7 letters, two from 8 letters on; among equally close words,
+        those the curated records use win, then the commoner word.
+        """
         if word in self.postings:
             return word
-        if len(word) < 4:
+        if len(word) < 5 or not word.isalpha():
             return None
-        pool = [t for n in range(len(word) - 2, len(word) + 3) for t in self.vocab_by_len.get(n, ())]
-        close = difflib.get_close_matches(word, pool, n=1, cutoff=0.8)
-        return close[0] if close else None
+        limit = 2 if len(word) >= 8 else 1
+        near = self._near_index()
+        keys = {word} | _deletes(word)
+        if limit == 2:
+            keys |= {d2 for d in _deletes(word) for d2 in _deletes(d)}
+        cands = {w for k in keys for w in near.get(k, ())}
+        best = None
+        for w in cands:
+            if w not in self.postings:
+                continue
+            dist = _edit_distance(word, w, limit)
+            if dist > limit:
+                continue
+            key = (dist, -self.record_words[w], -len(self.postings[w]), w)
+            if best is None or key < best[0]:
+                best = (key, w)
+        return best[1] if best else None
 
-    def score(self, query_tokens: list[str]) -> dict[int, float]:
+    def score(self, query_tokens: list[str], query_words: list[str] | None = None) -> dict[int, float]:
         scores: dict[int, float] = defaultdict(float)
-        for t in query_tokens:
+        fixed: dict[str, str] = {}
+        for t in dict.fromkeys(query_tokens):  # a word repeated in the query counts once
             word = self.correct(t)
             if word is None:
                 continue
+            fixed[t] = word
             idf = self.idf[word] * (1.0 if word == t else 0.8)
+            if idf < MIN_IDF:
+                continue  # in nearly every document ("error"): says nothing, costs a long posting list
             for i, f in self.postings[word]:
                 d = self.docs[i]
                 norm = f * (K1 + 1) / (f + K1 * (1 - B + B * d.length / self.avg[d.kind]))
                 scores[i] += idf * norm
+        if query_words:
+            qpairs = _pairs([fixed.get(w, w) for w in query_words])
+            if qpairs:
+                for i in list(scores):
+                    d = self.docs[i]
+                    if d.pairs:
+                        hit = qpairs & d.pairs
+                        if hit:
+                            scores[i] += PHRASE * sum(self.idf.get(a, 0) + self.idf.get(b, 0) for a, b in hit) / 2
+        for i in scores:
+            scores[i] *= self.docs[i].prior
         return scores
 
 
@@ -140,45 +249,63 @@ def _looks_like_error(query: str) -> bool:
 
 
 def search(query: str, limit: int = 10, tags: list[str] | None = None, error_class: str | None = None) -> list[Hit]:
-    """Best first; records above bare raise sites. An empty or absurd query gives []."""
+    """Best first. An empty or absurd query gives [].
+
+    Scores are tiers plus relevance, so they fall as the list goes on: the record the matcher names for a
+    pasted message or traceback (3-4), the raise site it names (2-3), other curated records (1-2), other
+    raise sites (0-1). Within a tier, BM25 relative to the best hit.
+    """
     query = (query or "").strip()[:20000]
     if not query or limit < 1:
         return []
     idx = index()
+    wanted_tags = {t.lower() for t in tags or []}
+    cls = (error_class or "").lower().rsplit(".", 1)[-1]
+
+    def allowed(tags_: frozenset[str] | set[str], klass: str) -> bool:
+        if wanted_tags and not wanted_tags <= {t.lower() for t in tags_}:
+            return False
+        return not cls or klass.lower().rsplit(".", 1)[-1] == cls
+
     hits: list[Hit] = []
     seen: set[str] = set()
     if _looks_like_error(query):
         from jaxerrs.matcher import diagnose_from_text
 
         d = diagnose_from_text(query)
-        if d.is_jax and d.record is not None:
-            hits.append(Hit(d.record.id, d.record.title, "record", 100.0 + d.confidence))
+        if d.is_jax and d.record is not None and allowed(set(d.record.tags), d.record.class_name):
+            hits.append(Hit(d.record.id, d.record.title, "record", 3.0 + d.confidence))
             seen.add(d.record.id)
-        if d.is_jax and d.site is not None:
+        if d.is_jax and d.site is not None and allowed(set(), d.error_class or ""):
             key = f"{d.site.path}:{d.site.line}"
-            hits.append(Hit(key, f"{d.error_class}: raise site in {d.site.function}", "site", 50.0 + d.confidence))
+            hits.append(Hit(key, f"{d.error_class}: raise site in {d.site.function}", "site", 2.0 + d.confidence))
             seen.add(key)
-    q = tokens(query)
-    scores = idx.score(q[:400])
-    wanted_tags = {t.lower() for t in tags or []}
-    cls = (error_class or "").lower().rsplit(".", 1)[-1]
-    ranked = sorted(scores.items(), key=lambda kv: -kv[1])
-    top = ranked[0][1] if ranked else 0.0
-    records, sites = [], []
+    q_tokens, q_words = tokens(query)[:MAX_QUERY_TOKENS], words(query)[:MAX_QUERY_TOKENS]
+    if not hits and not _looks_like_error(query):
+        distinct = set(q_words)
+        known = sum(1.0 if w in idx.postings else 0.5 if idx.correct(w) else 0.0 for w in distinct)
+        if not distinct or known < MIN_KNOWN * len(distinct):
+            return []
+    scores = idx.score(q_tokens, q_words)
+    top = max(scores.values(), default=0.0)
+    ranked = sorted(((i, s) for i, s in scores.items() if s >= 0.15 * top), key=lambda kv: -kv[1])
+    records: list[Hit] = []
+    sites: list[Hit] = []
     for i, s in ranked:
         d = idx.docs[i]
-        if d.id in seen or s < 0.15 * top:
+        if d.id in seen:
             continue
-        if wanted_tags and not wanted_tags <= {t.lower() for t in d.tags}:
+        if not allowed(d.tags, d.error_class):
             continue
-        if cls and d.error_class.lower() != cls:
-            continue
-        (records if d.kind == "record" else sites).append(Hit(d.id, d.title, d.kind, s))
+        if d.kind == "record":
+            if len(records) < limit:
+                records.append(Hit(d.id, d.title, "record", 1.0 + s / top))
+        elif len(sites) < limit:
+            sites.append(Hit(d.id, d.title, "site", s / top))
         if len(records) >= limit and len(sites) >= limit:
             break
     hits += records + sites
-    # Records first: a bare site follows every record that scored.
-    hits.sort(key=lambda h: (h.kind != "record" and h.score < 50, -h.score))
+    hits.sort(key=lambda h: -h.score)
     return hits[:limit]
 
 
