@@ -31,13 +31,17 @@ def _builtin_names() -> frozenset[str]:
     return frozenset(n for n in dir(builtins) if isinstance(getattr(builtins, n), type))
 
 
-@lru_cache(maxsize=1)
-def _jax_class_names() -> frozenset[str]:
+_ALWAYS_JAX = frozenset({"JaxRuntimeError", "XlaRuntimeError", "UnfilteredStackTrace", "ConcretizationTypeError",
+                         "TracerBoolConversionError", "TracerIntegerConversionError", "TracerArrayConversionError",
+                         "NonConcreteBooleanIndexError", "UnexpectedTracerError", "KeyReuseError", "JaxprTypeError",
+                         "JAXTypeError", "JAXIndexError"})
+
+
+@lru_cache(maxsize=4)
+def _jax_class_names(cat: catalog_mod.Catalog) -> frozenset[str]:
     """Exception classes that only JAX raises (defined in JAX, not Python's builtins)."""
-    cat = catalog_mod.get()
     names = {n for n in cat.by_class if n and n[0].isupper() and n not in _builtin_names()}
-    names |= {"JaxRuntimeError", "XlaRuntimeError", "UnfilteredStackTrace"}
-    return frozenset(names)
+    return frozenset(names | _ALWAYS_JAX)
 
 
 @dataclass
@@ -88,13 +92,11 @@ def _strong_text_match(m: templates.Match | None, cls_ok: bool) -> bool:
     """From text alone, a match close enough to call the error JAX's: JAX's class and enough of its words.
 
     A long literal run at the start of the message counts even when run-specific values (reprs, shapes)
-    make up most of it; a short one only when it is nearly the whole message.
+    make up most of it. Short texts never do: "division by zero" is Python's words as much as JAX's.
     """
-    if m is None or not cls_ok:
+    if m is None or not cls_ok or m.literal < TEXT_MIN_LITERAL:
         return False
-    if m.literal >= TEXT_MIN_LITERAL and (m.coverage >= TEXT_MIN_COVERAGE or (m.start == 0 and m.literal >= 40)):
-        return True
-    return m.start == 0 and m.literal >= 15 and m.coverage >= 0.8
+    return m.coverage >= TEXT_MIN_COVERAGE or (m.start == 0 and m.literal >= 40) or m.literal >= 60
 
 
 def _site_hits(ev: Evidence, cat: catalog_mod.Catalog, classes: set[str]) -> list[tuple[float, catalog_mod.Site, templates.Match | None]]:
@@ -105,7 +107,7 @@ def _site_hits(ev: Evidence, cat: catalog_mod.Catalog, classes: set[str]) -> lis
         if m is None:
             continue
         out.append((_match_quality(m, _canon(s.class_name) in classes), s, m))
-    if not out and ev.exc_class in _jax_class_names():
+    if not out and ev.exc_class in _jax_class_names(cat):
         # Messages built inside the class (jax.errors): the class itself points at its sites.
         sites = cat.by_class.get(ev.exc_class, [])
         out = [(0.3 / max(1, len(sites)), s, None) for s in sites]
@@ -159,9 +161,9 @@ def _record_refs(cat: catalog_mod.Catalog, rec: Record, message: str) -> list[Si
                                               for s in sites) if m]
         if matched:
             out.append(SiteRef.of(max(matched, key=lambda t: t[0])[1], cat.jax_version))
-        elif any(not s.template for s in sites):
-            out.append(SiteRef.of(next(s for s in sites if not s.template), cat.jax_version))
-        elif not sites and (Path(cat.root) / ref.path).exists():
+        elif sites:  # the record's pattern matched; its raise builds the text elsewhere (a helper, C code)
+            out.append(SiteRef.of(next((s for s in sites if not s.template), sites[0]), cat.jax_version))
+        elif (Path(cat.root) / ref.path).exists():  # no raise there at all: JAX's call into C++
             out.append(SiteRef(ref.path, _def_line(cat, ref.path, ref.function), ref.function, cat.jax_version))
     return out
 
@@ -190,6 +192,43 @@ def _text_ranking(ev: Evidence, cat: catalog_mod.Catalog, site_hits: list, rec_h
     return sorted(best.values(), key=lambda t: -t[0])
 
 
+@lru_cache(maxsize=64)
+def _function_spans(file: str) -> tuple[tuple[int, int, str], ...]:
+    """(first line, last line, co_qualname) of every function in a source file, innermost last."""
+    import ast
+
+    try:
+        tree = ast.parse(Path(file).read_bytes())
+    except (OSError, SyntaxError, ValueError):
+        return ()
+    out: list[tuple[int, int, str]] = []
+
+    def visit(node: ast.AST, prefix: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                qual = prefix + child.name
+                if not isinstance(child, ast.ClassDef):
+                    first = min([child.lineno] + [d.lineno for d in child.decorator_list])
+                    out.append((first, child.end_lineno or child.lineno, qual))
+                    visit(child, qual + ".<locals>.")
+                else:
+                    visit(child, qual + ".")
+            else:
+                visit(child, prefix)
+
+    visit(tree, "")
+    return tuple(out)
+
+
+def _qualname_at(cat: catalog_mod.Catalog, path: str, line: int, printed: str) -> str:
+    """The co_qualname of the function at ``path:line`` whose name was printed (plain tracebacks print co_name)."""
+    spans = [q for lo, hi, q in _function_spans(str(Path(cat.root) / path)) if lo <= line <= hi]
+    for q in reversed(spans):  # innermost first
+        if _same_function(q, printed):
+            return q
+    return printed
+
+
 def _same_function(qualname: str, printed: str) -> bool:
     return qualname == printed or qualname.rsplit(".", 1)[-1] == printed.rsplit(".", 1)[-1]
 
@@ -215,12 +254,13 @@ def _diagnose(ev: Evidence, is_jax_hint: bool | None) -> Diagnosis:
     if (is_jax_hint is None and rf is not None and not ev.frames_removed and rf.kind != "jax"
             and (ev.module or "").split(".")[0] not in ("jax", "jaxlib") and not _raised_by_compiled_code(ev)):
         return Diagnosis(ev, False)  # a Python raise in user (or library) code: nothing to match
-    cat = catalog_mod.get()
+    cat = catalog_mod.get_nowait() if ev.source == "live" else catalog_mod.get()
     classes = {_canon(c) for c in ev.classes} or {_canon(ev.exc_class)}
     site: SiteRef | None = None
     how = ""
     if rf is not None and rf.kind == "jax" and not ev.frames_removed:
-        site = _resolve(cat, rf.jax_path or "", rf.lineno, rf.function, ev.match_text)
+        function = _qualname_at(cat, rf.jax_path or "", rf.lineno, rf.function) if ev.source == "text" else rf.function
+        site = _resolve(cat, rf.jax_path or "", rf.lineno, function, ev.match_text)
         how = "raise site"
     site_hits = [] if site else _site_hits(ev, cat, classes)
     rec_hits = _record_hits(ev, site, classes)
@@ -240,13 +280,15 @@ def _diagnose(ev: Evidence, is_jax_hint: bool | None) -> Diagnosis:
         is_jax = True
     elif rf is not None and not ev.frames_removed and not _raised_by_compiled_code(ev):
         is_jax = False  # a Python raise in the user's own code (or a library's)
-    elif rf is None and _canon(ev.exc_class) in _jax_class_names():
+    elif rf is None and _canon(ev.exc_class) in _jax_class_names(cat):
         is_jax = True
     else:
         # No frames, or compiled code (JAX's C++ dispatch, a module's getattr) raised on the user's line:
         # only the message can tell, and it must match JAX's text closely.
         strong_site = any(_strong_text_match(m, _canon(s.class_name) in classes) for _sc, s, m in site_hits[:5])
-        strong_rec = any(_strong_text_match(h.pattern, "class" in h.why) for h in rec_hits[:5])
+        # Curated patterns are written to be specific: enough literal text and the class suffice.
+        strong_rec = any(h.pattern is not None and h.pattern.literal >= TEXT_MIN_LITERAL and "class" in h.why
+                         for h in rec_hits[:5])
         is_jax = strong_site or strong_rec
 
     d = Diagnosis(ev, is_jax)

@@ -31,6 +31,7 @@ def literals(template: str) -> list[str]:
         return [normalise(template)]
 
 
+@lru_cache(maxsize=8192)
 def literal_length(template: str) -> int:
     return sum(len(x) for x in literals(template))
 
@@ -72,13 +73,29 @@ def compile_template(template: str) -> re.Pattern[str]:
     return re.compile("".join(out), re.DOTALL)
 
 
+@lru_cache(maxsize=8192)
+def _required(template: str) -> tuple[str, ...]:
+    """Each literal run of a template without its spaces: every one must occur in a message it matches."""
+    return tuple(x for x in (lit.replace(" ", "") for lit in literals(template)) if x)
+
+
+@lru_cache(maxsize=64)
+def _prepared(message: str) -> tuple[str, str]:
+    """(normalised message, the same without spaces); one message is matched against many templates."""
+    norm = normalise(message)
+    return norm, norm.replace(" ", "")
+
+
 def match(template: str, message: str) -> Match | None:
     """Search ``message`` for ``template``; None when the template's text is not there."""
     try:
         rx = compile_template(template)
     except (ValueError, re.error):
         return None
-    norm = normalise(message)
+    norm, squeezed = _prepared(message)
+    # Cheap necessary condition first: the regex only lets whitespace vary inside a literal run.
+    if not all(req in squeezed for req in _required(template)):
+        return None
     m = rx.search(norm)
     if not m:
         return None
