@@ -7,6 +7,7 @@ Excerpts are not stored: the installed source is read on demand, so the cache st
 from __future__ import annotations
 
 import ast
+import hashlib
 import importlib.util
 import json
 import os
@@ -15,12 +16,12 @@ import sys
 import threading
 import time
 from dataclasses import asdict, dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 from pathlib import Path
 
 from jaxerrs import templates
 
-FORMAT_VERSION = 3
+FORMAT_VERSION = 5
 PACKAGES = ("jax", "jaxlib")
 
 
@@ -93,6 +94,10 @@ class Catalog:
         norm = templates.normalise(message)
         return [s for anchor, s in self._anchored if anchor in norm]
 
+    def function_line(self, path: str, function: str) -> int | None:
+        """The ``def`` line of a function in the installed source, raise or not (C++ errors' sites)."""
+        return _function_lines(str(Path(self.root) / path)).get(function)
+
     def excerpt(self, site: Site, context: int = 3) -> str:
         return read_excerpt(Path(self.root) / site.path, site.line, site.end_line, context)
 
@@ -109,6 +114,29 @@ class Catalog:
             "with_literal_text": with_text,
             "by_kind": dict(sorted(kinds.items(), key=lambda kv: -kv[1])),
         }
+
+
+@lru_cache(maxsize=32)
+def _function_lines(filename: str) -> dict[str, int]:
+    """Qualified name -> def line for every function in one source file."""
+    try:
+        tree = ast.parse(Path(filename).read_bytes())
+    except (OSError, SyntaxError, ValueError):
+        return {}
+    out: dict[str, int] = {}
+
+    def walk(node: ast.AST, prefix: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                out.setdefault(prefix + child.name, child.lineno)
+                walk(child, f"{prefix}{child.name}.<locals>.")
+            elif isinstance(child, ast.ClassDef):
+                walk(child, f"{prefix}{child.name}.")
+            else:
+                walk(child, prefix)
+
+    walk(tree, "")
+    return out
 
 
 def read_excerpt(path: Path, line: int, end_line: int, context: int = 3) -> str:
@@ -180,7 +208,19 @@ def _format_template(fmt: str, call: ast.Call) -> str:
     return _FORMAT_FIELD.sub(field_name, fmt)
 
 
-def _template(node: ast.AST | None, assigns: dict[str, list[ast.AST]], depth: int = 0) -> tuple[str | None, str]:
+def _constant_str(node: ast.AST, assigns: dict[str, list[tuple[ast.AST, bool, int]]]) -> str | None:
+    """A string literal, directly or through a local assigned a literal (``msg = "…"; msg.format(…)``)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.Name):
+        literals = [v.value for v, aug, _line in assigns.get(node.id, [])
+                    if not aug and isinstance(v, ast.Constant) and isinstance(v.value, str)]
+        if literals:
+            return max(literals, key=len)
+    return None
+
+
+def _template(node: ast.AST | None, assigns: dict[str, list[tuple[ast.AST, bool, int]]], depth: int = 0) -> tuple[str | None, str]:
     """(template, kind) for a message expression."""
     if node is None or depth > 4:
         return None, "none"
@@ -203,14 +243,16 @@ def _template(node: ast.AST | None, assigns: dict[str, list[ast.AST]], depth: in
         right = right if right is not None else "{" + _hole_name(node.right) + "}"
         return left + right, "concat"
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod):
-        if isinstance(node.left, ast.Constant) and isinstance(node.left.value, str):
-            return _percent_template(node.left.value, node.right), "percent"
+        fmt = _constant_str(node.left, assigns)
+        if fmt is not None:
+            return _percent_template(fmt, node.right), "percent"
         return None, "helper"
     if isinstance(node, ast.Call):
         f = node.func
         if isinstance(f, ast.Attribute) and f.attr == "format":
-            if isinstance(f.value, ast.Constant) and isinstance(f.value.value, str):
-                return _format_template(f.value.value, node), "format"
+            fmt = _constant_str(f.value, assigns)
+            if fmt is not None:
+                return _format_template(fmt, node), "format"
         if isinstance(f, ast.Attribute) and f.attr == "join":
             return None, "helper"
         # A helper builds the message: keep the literal text we can see in its arguments.
@@ -218,20 +260,33 @@ def _template(node: ast.AST | None, assigns: dict[str, list[ast.AST]], depth: in
         return ("{value}".join(literal) if literal else None), "helper"
     if isinstance(node, ast.Name):
         values = assigns.get(node.id, [])
-        parts = [t for t, _ in (_template(v, assigns, depth + 1) for v in values) if t]
-        return ("".join(parts) if parts else None), "variable"
+        # The assignment that reaches the raise (see _LazyAssigns.get), then its `+=` parts.
+        plain = [t for t, _ in (_template(v, assigns, depth + 1) for v, aug, _line in values if not aug) if t]
+        extra = [t for t, _ in (_template(v, assigns, depth + 1) for v, aug, _line in values if aug) if t]
+        base = max(plain, key=templates.literal_length) if plain else ""
+        text = base + "".join(extra)
+        return (text or None), "variable"
     return None, "none"
 
 
 class _LazyAssigns(dict):
     """Looks assignments up only when a template needs them (most messages are literals)."""
 
-    def __init__(self, visitor: _Visitor) -> None:
+    def __init__(self, visitor: _Visitor, line: int) -> None:
         super().__init__()
-        self.visitor = visitor
+        self.visitor, self.line = visitor, line
 
     def get(self, key: str, default: object = None) -> object:  # type: ignore[override]
-        return self.visitor._assigns().get(key, default)
+        """The value a local holds at the raise: its last plain assignment above it, then ``+=`` parts."""
+        values = sorted(self.visitor._assigns().get(key) or [], key=lambda v: v[2])  # ast.walk is breadth-first
+        if not values:
+            return default
+        before = [v for v in values if v[2] < self.line] or values
+        plain = [v for v in before if not v[1]]
+        if not plain:
+            return before
+        last = plain[-1]
+        return [last] + [v for v in before if v[1] and v[2] > last[2]]
 
 
 class _Visitor(ast.NodeVisitor):
@@ -239,7 +294,7 @@ class _Visitor(ast.NodeVisitor):
         self.path = path
         self.stack: list[str] = []
         self.functions: list[ast.AST] = []
-        self._assign_cache: dict[int, dict[str, list[ast.AST]]] = {}
+        self._assign_cache: dict[int, dict[str, list[tuple[ast.AST, bool, int]]]] = {}
         self.sites: list[Site] = []
         self.kinds: list[bool] = []  # is each enclosing scope a function?
 
@@ -263,7 +318,7 @@ class _Visitor(ast.NodeVisitor):
         self.kinds.pop()
         self.stack.pop()
 
-    def _assigns(self) -> dict[str, list[ast.AST]]:
+    def _assigns(self) -> dict[str, list[tuple[ast.AST, bool, int]]]:
         """Assignments in the enclosing function, gathered only when a message is held in a variable."""
         if not self.functions:
             return {}
@@ -273,9 +328,9 @@ class _Visitor(ast.NodeVisitor):
             cached = {}
             for sub in ast.walk(fn):
                 if isinstance(sub, ast.Assign) and len(sub.targets) == 1 and isinstance(sub.targets[0], ast.Name):
-                    cached.setdefault(sub.targets[0].id, []).append(sub.value)
+                    cached.setdefault(sub.targets[0].id, []).append((sub.value, False, sub.lineno))
                 elif isinstance(sub, ast.AugAssign) and isinstance(sub.target, ast.Name):
-                    cached.setdefault(sub.target.id, []).append(sub.value)
+                    cached.setdefault(sub.target.id, []).append((sub.value, True, sub.lineno))
             self._assign_cache[id(fn)] = cached
         return cached
 
@@ -298,7 +353,7 @@ class _Visitor(ast.NodeVisitor):
             cls = ast.unparse(exc.func)
             tmpl, kind = None, "none"
             for arg in exc.args:
-                t, k = _template(arg, _LazyAssigns(self))
+                t, k = _template(arg, _LazyAssigns(self, node.lineno))
                 if t is not None and templates.literal_length(t) > 0:
                     tmpl, kind = t, k
                     break
@@ -328,8 +383,9 @@ def _package_dirs() -> list[Path]:
     return dirs
 
 
+@lru_cache(maxsize=1)
 def installed_jax_version() -> str | None:
-    """The installed JAX version, read without importing jax."""
+    """The installed JAX version, read without importing jax (once: metadata lookups cost milliseconds)."""
     try:
         from importlib.metadata import version
 
@@ -371,8 +427,14 @@ def cache_dir() -> Path:
     return Path(base)
 
 
+@lru_cache(maxsize=1)
+def _extractor_digest() -> str:
+    """Changes whenever this module (the extractor) changes, so an old cache is never reused."""
+    return hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:10]
+
+
 def _cache_path(version: str) -> Path:
-    return cache_dir() / f"catalog-jax-{version}-v{FORMAT_VERSION}.json"
+    return cache_dir() / f"catalog-jax-{version}-v{FORMAT_VERSION}-{_extractor_digest()}.json"
 
 
 def save(cat: Catalog, path: Path) -> None:

@@ -96,7 +96,11 @@ def _strong_text_match(m: templates.Match | None, cls_ok: bool) -> bool:
     """
     if m is None or not cls_ok or m.literal < TEXT_MIN_LITERAL:
         return False
-    return m.coverage >= TEXT_MIN_COVERAGE or (m.start == 0 and m.literal >= 40) or m.literal >= 60
+    if m.coverage >= TEXT_MIN_COVERAGE or (m.start == 0 and m.literal >= 40) or m.literal >= 60:
+        return True
+    # Short run-specific values (names, shapes, numbers) are not words JAX chose; long holes may be prose.
+    values = sum(len(v) for v in m.values.values() if len(v) <= 40)
+    return m.literal >= 30 and m.literal / max(1, m.length - values) >= 0.6
 
 
 def _site_hits(ev: Evidence, cat: catalog_mod.Catalog, classes: set[str]) -> list[tuple[float, catalog_mod.Site, templates.Match | None]]:
@@ -128,6 +132,25 @@ def _resolve(cat: catalog_mod.Catalog, path: str, line: int, function: str, mess
         if matched:
             return SiteRef.of(max(matched, key=lambda t: t[0])[1], cat.jax_version)
     return SiteRef(path, line, function, cat.jax_version)
+
+
+# JAX deliberately repeats Python's and NumPy's own words for some errors. Without a JAX frame to
+# show where it was raised, a message of this shape is as likely NumPy's or Python's as JAX's.
+FOREIGN_MESSAGES = (
+    "index {i} is out of bounds for axis {a} with size {n}",
+    "unsupported operand type(s) for {op}: {a} and {b}",
+    "operands could not be broadcast together with shapes {shapes}",
+    "cannot reshape array of size {n} into shape {shape}",
+    "{name} takes {n} positional argument",
+    "{obj} object is not callable",
+    "too many values to unpack",
+    "list index out of range",
+    "division by zero",
+)
+
+
+def _foreign(message: str) -> bool:
+    return any(templates.match(t, message) is not None for t in FOREIGN_MESSAGES)
 
 
 def _raised_by_compiled_code(ev: Evidence) -> bool:
@@ -246,6 +269,12 @@ def record_site(cat: catalog_mod.Catalog, rec: Record, message: str) -> SiteRef 
         unknown = [s for s in sites if not s.template]
         if unknown:
             return SiteRef.of(unknown[0], cat.jax_version)
+    for ref in rec.sites:
+        # Raised from C++ below this function: the site is the call into C++, a function without a raise.
+        if not cat.in_function(ref.path, ref.function):
+            line = cat.function_line(ref.path, ref.function)
+            if line is not None:
+                return SiteRef(ref.path, line, ref.function, cat.jax_version)
     return None
 
 
@@ -289,7 +318,10 @@ def _diagnose(ev: Evidence, is_jax_hint: bool | None) -> Diagnosis:
         # Curated patterns are written to be specific: enough literal text and the class suffice.
         strong_rec = any(h.pattern is not None and h.pattern.literal >= TEXT_MIN_LITERAL and "class" in h.why
                          for h in rec_hits[:5])
-        is_jax = strong_site or strong_rec
+        # Compiled code raising on the user's line speaks Python's words as often as JAX's ("unsupported
+        # operand type(s) for +"): there only a curated record, written for one JAX error, may claim it.
+        compiled_on_user_line = rf is not None and not ev.frames_removed and rf.kind == "user"
+        is_jax = (strong_rec or (strong_site and not compiled_on_user_line)) and not _foreign(ev.match_text)
 
     d = Diagnosis(ev, is_jax)
     if not is_jax:

@@ -48,6 +48,7 @@ class Match:
     coverage: float  # share of the (normalised) message covered by the template's literal text
     literal: int  # literal characters matched
     values: dict[str, str]  # hole name -> text it matched
+    length: int = 0  # characters of the (normalised) message
 
 
 @lru_cache(maxsize=4096)
@@ -104,7 +105,7 @@ def match(template: str, message: str) -> Match | None:
         return None
     values = {k.split("__")[0]: v.strip() for k, v in m.groupdict().items() if v is not None and v.strip()}
     # A trailing hole swallows the rest of the message; do not count it against coverage.
-    return Match(m.start(), min(1.0, literal / max(1, len(norm))), literal, values)
+    return Match(m.start(), min(1.0, literal / max(1, len(norm))), literal, values, len(norm))
 
 
 def validate(template: str) -> str | None:

@@ -5,6 +5,8 @@ A bad file is skipped with one warning that names the file and the field; the re
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
 import tomllib
 import warnings
@@ -151,11 +153,9 @@ def from_dict(data: dict[str, Any], where: str) -> Record:
         problem = templates.validate(p)
         if problem:
             raise RecordError(f"{where}: pattern {i} does not compile ({problem}): {p!r}")
-    sites = []
     for i, s in enumerate(_need(data, "sites", list, where, False) or []):
         if not isinstance(s, dict) or not isinstance(s.get("path"), str) or not isinstance(s.get("function"), str):
             raise RecordError(f"{where}: field 'sites[{i}]' needs string 'path' and 'function'")
-        sites.append(SiteRef(s["path"], s["function"]))
     fix = _need(data, "fix", dict, where)
     for key in ("before", "after"):
         if not isinstance(fix.get(key), str) or not fix[key].strip():
@@ -177,12 +177,19 @@ def from_dict(data: dict[str, Any], where: str) -> Record:
     devices = data.get("devices", 1)
     if not isinstance(devices, int) or not 1 <= devices <= 8:
         raise RecordError(f"{where}: field 'devices' must be an integer from 1 to 8")
+    return _build(data, where)
+
+
+def _build(data: dict[str, Any], where: str) -> Record:
+    """A Record from data that ``from_dict`` has validated (also: the parsed-records cache)."""
+    fix, defensive = data["fix"], data.get("defensive") or {}
+    lists = {k: list(data.get(k) or []) for k in _STR_LISTS}
     return Record(
-        id=rid,
+        id=data["id"],
         title=data["title"].strip(),
         error_class=data["error_class"].strip(),
-        patterns=patterns,
-        sites=sites,
+        patterns=list(data["patterns"]),
+        sites=[SiteRef(x["path"], x["function"]) for x in data.get("sites") or []],
         explanation=data["explanation"].strip(),
         triggers=lists["triggers"],
         situations=lists["situations"],
@@ -193,12 +200,12 @@ def from_dict(data: dict[str, Any], where: str) -> Record:
         tags=lists["tags"],
         related=lists["related"],
         references=lists["references"],
-        reproducer=reproducer.strip("\n"),
+        reproducer=data.get("reproducer", "").strip("\n"),
         jax_versions=str(data.get("jax_versions", ">=0.4.30")),
-        verified=verified,
+        verified=data.get("verified", "execution"),
         legacy_patterns=lists["legacy_patterns"],
         sample_message=data.get("sample_message", ""),
-        devices=devices,
+        devices=data.get("devices", 1),
         origin=str(data.get("origin", "curated")),
         slug=str(data.get("slug", "")),
         flags=[str(f) for f in data.get("flags", [])],
@@ -206,14 +213,17 @@ def from_dict(data: dict[str, Any], where: str) -> Record:
     )
 
 
-def load_file(path: Path) -> Record:
+def _parse(path: Path) -> dict[str, Any]:
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        return tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError) as e:
         raise RecordError(f"{path.name}: cannot read ({e})") from None
     except tomllib.TOMLDecodeError as e:
         raise RecordError(f"{path.name}: not valid TOML ({e})") from None
-    record = from_dict(data, path.name)
+
+
+def load_file(path: Path) -> Record:
+    record = from_dict(_parse(path), path.name)
     if path.stem != record.id:
         raise RecordError(f"{path.name}: field 'id' is {record.id!r} but the file is named {path.stem!r}")
     return record
@@ -228,20 +238,75 @@ def _check_related(records: dict[str, Record]) -> None:
             r.related = [x for x in r.related if x in records]
 
 
-def load_dir(directory: Path, problems: list[str] | None = None) -> dict[str, Record]:
-    """Every valid record in ``directory``; each bad one becomes one warning (and a problem line)."""
+def load_dir(directory: Path, problems: list[str] | None = None, cache: bool = False) -> dict[str, Record]:
+    """Every valid record in ``directory``; each bad one becomes one warning (and a problem line).
+
+    With ``cache``, the validated data is kept as JSON in the user's cache directory, keyed by the
+    files' names, sizes and times: parsing TOML is most of the cost of loading.
+    """
+    paths = sorted(directory.glob("*.toml"))
+    cache_file = _cache_file(paths) if cache else None
+    cached = _read_cache(cache_file) if cache_file else None
+    if cached is not None:
+        for message in cached["problems"]:
+            _problem(message, problems)
+        return {name: _build(data, f"{name}.toml") for name, data in cached["records"]}
     records: dict[str, Record] = {}
-    for path in sorted(directory.glob("*.toml")):
+    valid: list[tuple[str, dict[str, Any]]] = []
+    found: list[str] = []
+    for path in paths:
         try:
-            rec = load_file(path)
+            data = _parse(path)
+            rec = from_dict(data, path.name)
+            if path.stem != rec.id:
+                raise RecordError(f"{path.name}: field 'id' is {rec.id!r} but the file is named {path.stem!r}")
         except RecordError as e:
-            _problem(str(e), problems)
+            found.append(str(e))
             continue
         if rec.id in records:
-            _problem(f"{path.name}: id {rec.id!r} already used by {records[rec.id].source_file}", problems)
+            found.append(f"{path.name}: id {rec.id!r} already used by {records[rec.id].source_file}")
             continue
         records[rec.id] = rec
+        valid.append((rec.id, data))
+    for message in found:
+        _problem(message, problems)
+    if cache_file is not None:
+        _write_cache(cache_file, {"records": valid, "problems": found})
     return records
+
+
+_CACHE_FORMAT = 1
+
+
+def _cache_file(paths: list[Path]) -> Path | None:
+    from jaxerrs.catalog import cache_dir
+
+    h = hashlib.sha256(f"{_CACHE_FORMAT}".encode())
+    try:
+        for p in paths:
+            st = p.stat()
+            h.update(f"{p.name}:{st.st_size}:{st.st_mtime_ns};".encode())
+    except OSError:
+        return None
+    return cache_dir() / f"records-{h.hexdigest()[:20]}.json"
+
+
+def _read_cache(path: Path) -> dict[str, Any] | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return data if isinstance(data, dict) and {"records", "problems"} <= set(data) else None
+    except (OSError, ValueError):
+        return None
+
+
+def _write_cache(path: Path, data: dict[str, Any]) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(data), encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError:
+        pass  # no cache: the next load parses the TOML again
 
 
 def _problem(message: str, problems: list[str] | None) -> None:
@@ -260,7 +325,7 @@ def all_records(reload: bool = False) -> dict[str, Record]:
     if _ALL is not None and not reload:
         return _ALL
     PROBLEMS.clear()
-    records = load_dir(RECORDS_DIR, PROBLEMS)
+    records = load_dir(RECORDS_DIR, PROBLEMS, cache=True)
     extra = os.environ.get("JAXERRS_KB_PATH", "")
     if extra:
         from jaxerrs.kb.importer import import_path
