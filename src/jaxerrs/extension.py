@@ -8,6 +8,7 @@ unregisters a handler that raises, so ours never does.
 from __future__ import annotations
 
 import sys
+import threading
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,7 +27,8 @@ class State:
     cell_id: str = ""
     last: Any = None  # the last Diagnosis shown
     failures: int = 0
-    log: list[str] = field(default_factory=list)
+    warmed: bool = False
+    hooks: dict[str, Any] = field(default_factory=dict)
 
     @property
     def active(self) -> bool:
@@ -45,7 +47,9 @@ def load(shell: Any) -> None:
     setattr(shell, _ATTR, state)
     extra = tuple(c for c in state.prev_exceptions if not issubclass(c, Exception))
     shell.set_custom_exc((Exception, *extra), _make_handler(state))
-    shell.events.register("pre_run_cell", _pre_run_cell_hook(state))
+    state.hooks = {"pre_run_cell": _pre_run_cell_hook(state), "post_run_cell": _warm_up_hook(state)}
+    for event, hook in state.hooks.items():
+        shell.events.register(event, hook)
     from jaxerrs.magics import JaxerrMagics
 
     shell.register_magics(JaxerrMagics(shell, state))
@@ -58,10 +62,9 @@ def unload(shell: Any) -> None:
         return
     shell.custom_exceptions = state.prev_exceptions
     shell.CustomTB = state.prev_custom_tb
-    hook = getattr(state, "_hook", None)
-    if hook is not None:
+    for event, hook in state.hooks.items():
         try:
-            shell.events.unregister("pre_run_cell", hook)
+            shell.events.unregister(event, hook)
         except ValueError:
             pass
     magics = shell.magics_manager.magics
@@ -74,8 +77,36 @@ def _pre_run_cell_hook(state: State) -> Any:
     def pre_run_cell(info: Any = None) -> None:
         state.cell_id = str(getattr(info, "cell_id", "") or "")
 
-    state._hook = pre_run_cell  # type: ignore[attr-defined]
     return pre_run_cell
+
+
+def _warm_up_hook(state: State) -> Any:
+    """Once the user has imported jax, load records, catalog and widgets in the background.
+
+    The first panel then costs what the others do, instead of imports and file parsing.
+    """
+
+    def post_run_cell(result: Any = None) -> None:
+        if state.warmed or "jax" not in sys.modules:
+            return
+        state.warmed = True
+        widgets = in_kernel(state.shell)
+        threading.Thread(target=_warm_up, args=(widgets,), name="jaxerrs-warm-up", daemon=True).start()
+
+    return post_run_cell
+
+
+def _warm_up(widgets: bool) -> None:
+    try:
+        from jaxerrs import catalog, matcher  # noqa: F401
+        from jaxerrs.kb.records import all_records
+
+        all_records()
+        catalog.get_nowait()
+        if widgets:
+            import jaxerrs.panel  # noqa: F401 - ipywidgets, anywidget and the CSS
+    except Exception:  # noqa: BLE001 - warming up is an optimisation; the error path loads what it needs
+        pass
 
 
 def _is_parse_error(tb: Any) -> bool:

@@ -177,9 +177,14 @@ def site_diagnosis(key: str) -> Diagnosis:
 _TICKS = re.compile(r"`([^`\n]+)`")
 
 
+_EMPH = re.compile(r"(?<![\w*])\*([^*\s][^*\n]*?)\*(?![\w*])")
+
+
 def _span(text: str) -> str:
-    """Escape, then render `code` spans."""
-    return _TICKS.sub(lambda m: f"<code>{m.group(1)}</code>", html.escape(text, quote=True))
+    """Escape, then render `code` spans and *emphasis* (outside code)."""
+    parts = _TICKS.split(html.escape(text, quote=True))
+    # split() alternates prose and code: odd indices are the insides of backticks.
+    return "".join(f"<code>{p}</code>" if i % 2 else _EMPH.sub(r"<em>\1</em>", p) for i, p in enumerate(parts))
 
 
 def _inline(text: str) -> str:
