@@ -7,6 +7,7 @@ unregisters a handler that raises, so ours never does.
 
 from __future__ import annotations
 
+import importlib.abc
 import sys
 import threading
 from dataclasses import dataclass, field
@@ -28,6 +29,7 @@ class State:
     last: Any = None  # the last Diagnosis shown
     failures: int = 0
     warmed: bool = False
+    watcher: Any = None  # the import watcher, until jax is imported
     hooks: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -50,6 +52,9 @@ def load(shell: Any) -> None:
     state.hooks = {"pre_run_cell": _pre_run_cell_hook(state), "post_run_cell": _warm_up_hook(state)}
     for event, hook in state.hooks.items():
         shell.events.register(event, hook)
+    if "jax" not in sys.modules:
+        state.watcher = _JaxImportWatcher(state)
+        sys.meta_path.insert(0, state.watcher)
     from jaxerrs.magics import JaxerrMagics
 
     shell.register_magics(JaxerrMagics(shell, state))
@@ -67,6 +72,7 @@ def unload(shell: Any) -> None:
             shell.events.unregister(event, hook)
         except ValueError:
             pass
+    _remove_watcher(state)
     magics = shell.magics_manager.magics
     for kind in ("line", "cell"):
         magics[kind].pop("jaxerr", None)
@@ -87,6 +93,8 @@ def _warm_up_hook(state: State) -> Any:
     """
 
     def post_run_cell(result: Any = None) -> None:
+        if "jax" in sys.modules:
+            _remove_watcher(state)
         if state.warmed or "jax" not in sys.modules:
             return
         state.warmed = True
@@ -98,15 +106,39 @@ def _warm_up_hook(state: State) -> Any:
 
 def _warm_up(widgets: bool) -> None:
     try:
-        from jaxerrs import catalog, matcher  # noqa: F401
+        from jaxerrs import catalog, matcher, templates
         from jaxerrs.kb.records import all_records
 
-        all_records()
-        catalog.get_nowait()
+        for rec in all_records().values():
+            for pattern in rec.all_patterns:
+                templates.compile_template(pattern)
+        cat = catalog.get_nowait()
+        cat.text_candidates("")  # the templates' anchors
+        matcher._jax_class_names(cat)
         if widgets:
-            import jaxerrs.panel  # noqa: F401 - ipywidgets, anywidget and the CSS
+            import jaxerrs.panel  # noqa: F401 - ipywidgets, anywidget, pygments and the CSS
     except Exception:  # noqa: BLE001 - warming up is an optimisation; the error path loads what it needs
         pass
+
+
+class _JaxImportWatcher(importlib.abc.MetaPathFinder):
+    """Starts the warm-up the moment the user's code starts importing jax; finds nothing itself."""
+
+    def __init__(self, state: State) -> None:
+        self.state = state
+
+    def find_spec(self, name: str, path: Any = None, target: Any = None) -> None:
+        if name == "jax" and not self.state.warmed:
+            self.state.warmed = True
+            widgets = in_kernel(self.state.shell)
+            threading.Thread(target=_warm_up, args=(widgets,), name="jaxerrs-warm-up", daemon=True).start()
+        return None
+
+
+def _remove_watcher(state: State) -> None:
+    if state.watcher is not None and state.watcher in sys.meta_path:
+        sys.meta_path.remove(state.watcher)
+    state.watcher = None
 
 
 def _is_parse_error(tb: Any) -> bool:

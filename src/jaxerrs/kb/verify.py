@@ -145,6 +145,9 @@ def check(records: list[Record], jobs: int | None = None) -> list[Result]:
     if not records:
         return []
     jobs = max(1, min(jobs or os.cpu_count() or 1, 4, len(records)))
+    from jaxerrs.catalog import get as get_catalog
+
+    get_catalog()  # build the cache once here, not in every worker
     # Spread slow and fast records evenly: round-robin over the sorted ids.
     ids = sorted(r.id for r in records)
     batches = [ids[i::jobs] for i in range(jobs)]
