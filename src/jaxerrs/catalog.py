@@ -15,6 +15,7 @@ import re
 import sys
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from functools import cached_property, lru_cache
 from pathlib import Path
@@ -56,17 +57,11 @@ class Catalog:
 
     @cached_property
     def by_path(self) -> dict[str, list[Site]]:
-        out: dict[str, list[Site]] = {}
-        for s in self.sites:
-            out.setdefault(s.path, []).append(s)
-        return out
+        return _group(self.sites, lambda s: s.path)
 
     @cached_property
     def by_class(self) -> dict[str, list[Site]]:
-        out: dict[str, list[Site]] = {}
-        for s in self.sites:
-            out.setdefault(s.class_name, []).append(s)
-        return out
+        return _group(self.sites, lambda s: s.class_name)
 
     @cached_property
     def _anchored(self) -> list[tuple[str, Site]]:
@@ -96,7 +91,7 @@ class Catalog:
 
     def function_line(self, path: str, function: str) -> int | None:
         """The ``def`` line of a function in the installed source, raise or not (C++ errors' sites)."""
-        return _function_lines(str(Path(self.root) / path)).get(function)
+        return next((d for _lo, _hi, q, d in function_spans(str(Path(self.root) / path)) if q == function), None)
 
     def excerpt(self, site: Site, context: int = 3) -> str:
         return read_excerpt(Path(self.root) / site.path, site.line, site.end_line, context)
@@ -116,26 +111,35 @@ class Catalog:
         }
 
 
-@lru_cache(maxsize=32)
-def _function_lines(filename: str) -> dict[str, int]:
-    """Qualified name -> def line for every function in one source file."""
+@lru_cache(maxsize=64)
+def function_spans(filename: str) -> tuple[tuple[int, int, str, int], ...]:
+    """(first line, last line, co_qualname, def line) of every function in a source file, innermost last."""
     try:
         tree = ast.parse(Path(filename).read_bytes())
     except (OSError, SyntaxError, ValueError):
-        return {}
-    out: dict[str, int] = {}
+        return ()
+    out: list[tuple[int, int, str, int]] = []
 
-    def walk(node: ast.AST, prefix: str) -> None:
+    def visit(node: ast.AST, prefix: str) -> None:
         for child in ast.iter_child_nodes(node):
             if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                out.setdefault(prefix + child.name, child.lineno)
-                walk(child, f"{prefix}{child.name}.<locals>.")
+                qual = prefix + child.name
+                first = min([child.lineno] + [d.lineno for d in child.decorator_list])
+                out.append((first, child.end_lineno or child.lineno, qual, child.lineno))
+                visit(child, qual + ".<locals>.")
             elif isinstance(child, ast.ClassDef):
-                walk(child, f"{prefix}{child.name}.")
+                visit(child, prefix + child.name + ".")
             else:
-                walk(child, prefix)
+                visit(child, prefix)
 
-    walk(tree, "")
+    visit(tree, "")
+    return tuple(out)
+
+
+def _group(sites: list[Site], key: Callable[[Site], str]) -> dict[str, list[Site]]:
+    out: dict[str, list[Site]] = {}
+    for s in sites:
+        out.setdefault(key(s), []).append(s)
     return out
 
 

@@ -166,15 +166,6 @@ def _raised_by_compiled_code(ev: Evidence) -> bool:
 RECORD_BONUS = 0.05
 
 
-def _def_line(cat: catalog_mod.Catalog, path: str, function: str) -> int:
-    """The line of ``def name`` in the installed file (a site with no raise: JAX's call into C++)."""
-    name = function.rsplit(".", 1)[-1]
-    for i, ln in enumerate(linecache.getlines(str(Path(cat.root) / path)), 1):
-        if ln.lstrip().startswith((f"def {name}(", f"async def {name}(")):
-            return i
-    return 0
-
-
 def _record_refs(cat: catalog_mod.Catalog, rec: Record, message: str) -> list[SiteRef]:
     """Each of a record's sites as a SiteRef in the installed JAX, in the record's order."""
     out = []
@@ -186,8 +177,8 @@ def _record_refs(cat: catalog_mod.Catalog, rec: Record, message: str) -> list[Si
             out.append(SiteRef.of(max(matched, key=lambda t: t[0])[1], cat.jax_version))
         elif sites:  # the record's pattern matched; its raise builds the text elsewhere (a helper, C code)
             out.append(SiteRef.of(next((s for s in sites if not s.template), sites[0]), cat.jax_version))
-        elif (Path(cat.root) / ref.path).exists():  # no raise there at all: JAX's call into C++
-            out.append(SiteRef(ref.path, _def_line(cat, ref.path, ref.function), ref.function, cat.jax_version))
+        elif (line := cat.function_line(ref.path, ref.function)) is not None:  # no raise: JAX's call into C++
+            out.append(SiteRef(ref.path, line, ref.function, cat.jax_version))
     return out
 
 
@@ -215,37 +206,9 @@ def _text_ranking(ev: Evidence, cat: catalog_mod.Catalog, site_hits: list, rec_h
     return sorted(best.values(), key=lambda t: -t[0])
 
 
-@lru_cache(maxsize=64)
-def _function_spans(file: str) -> tuple[tuple[int, int, str], ...]:
-    """(first line, last line, co_qualname) of every function in a source file, innermost last."""
-    import ast
-
-    try:
-        tree = ast.parse(Path(file).read_bytes())
-    except (OSError, SyntaxError, ValueError):
-        return ()
-    out: list[tuple[int, int, str]] = []
-
-    def visit(node: ast.AST, prefix: str) -> None:
-        for child in ast.iter_child_nodes(node):
-            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                qual = prefix + child.name
-                if not isinstance(child, ast.ClassDef):
-                    first = min([child.lineno] + [d.lineno for d in child.decorator_list])
-                    out.append((first, child.end_lineno or child.lineno, qual))
-                    visit(child, qual + ".<locals>.")
-                else:
-                    visit(child, qual + ".")
-            else:
-                visit(child, prefix)
-
-    visit(tree, "")
-    return tuple(out)
-
-
 def _qualname_at(cat: catalog_mod.Catalog, path: str, line: int, printed: str) -> str:
     """The co_qualname of the function at ``path:line`` whose name was printed (plain tracebacks print co_name)."""
-    spans = [q for lo, hi, q in _function_spans(str(Path(cat.root) / path)) if lo <= line <= hi]
+    spans = [q for lo, hi, q, _def in catalog_mod.function_spans(str(Path(cat.root) / path)) if lo <= line <= hi]
     for q in reversed(spans):  # innermost first
         if _same_function(q, printed):
             return q
@@ -257,30 +220,14 @@ def _same_function(qualname: str, printed: str) -> bool:
 
 
 def record_site(cat: catalog_mod.Catalog, rec: Record, message: str) -> SiteRef | None:
-    for ref in rec.sites:
-        sites = cat.in_function(ref.path, ref.function)
-        if not sites:
-            continue
-        scored = [(templates.match(s.template, message) if s.template else None, s) for s in sites]
-        matched = [(m.literal, s) for m, s in scored if m]
-        if matched:
-            return SiteRef.of(max(matched, key=lambda t: t[0])[1], cat.jax_version)
-        # A message built by a helper has no template to check; a literal that differs is not this raise.
-        unknown = [s for s in sites if not s.template]
-        if unknown:
-            return SiteRef.of(unknown[0], cat.jax_version)
-    for ref in rec.sites:
-        # Raised from C++ below this function: the site is the call into C++, a function without a raise.
-        if not cat.in_function(ref.path, ref.function):
-            line = cat.function_line(ref.path, ref.function)
-            if line is not None:
-                return SiteRef(ref.path, line, ref.function, cat.jax_version)
-    return None
+    """The record's first site in the installed JAX, at the raise whose text fits ``message`` best."""
+    refs = _record_refs(cat, rec, message)
+    return refs[0] if refs else None
 
 
-def _diagnose(ev: Evidence, is_jax_hint: bool | None) -> Diagnosis:
+def _diagnose(ev: Evidence) -> Diagnosis:
     rf = ev.raise_frame
-    if (is_jax_hint is None and rf is not None and not ev.frames_removed and rf.kind != "jax"
+    if (rf is not None and not ev.frames_removed and rf.kind != "jax"
             and (ev.module or "").split(".")[0] not in ("jax", "jaxlib") and not _raised_by_compiled_code(ev)):
         return Diagnosis(ev, False)  # a Python raise in user (or library) code: nothing to match
     cat = catalog_mod.get_nowait() if ev.source == "live" else catalog_mod.get()
@@ -302,9 +249,7 @@ def _diagnose(ev: Evidence, is_jax_hint: bool | None) -> Diagnosis:
         rec_hits = _record_hits(ev, site, classes)
 
     # Is this JAX's error?
-    if is_jax_hint is not None:
-        is_jax = is_jax_hint
-    elif (rf is not None and not ev.frames_removed and rf.kind == "jax") or (ev.module or "").split(".")[0] in (
+    if (rf is not None and not ev.frames_removed and rf.kind == "jax") or (ev.module or "").split(".")[0] in (
             "jax", "jaxlib"):
         is_jax = True
     elif rf is not None and not ev.frames_removed and not _raised_by_compiled_code(ev):
@@ -365,9 +310,9 @@ def diagnose_exception(exc: BaseException) -> Diagnosis:
     ev = from_exception(exc)
     if "jax" not in sys.modules and "jaxlib" not in sys.modules:
         return Diagnosis(ev, False)
-    return _diagnose(ev, None)
+    return _diagnose(ev)
 
 
 def diagnose_from_text(text: str) -> Diagnosis:
     """Diagnose a traceback, a log containing one, or a final ``Class: message`` line."""
-    return _diagnose(from_text(text), None)
+    return _diagnose(from_text(text))

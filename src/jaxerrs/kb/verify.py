@@ -73,6 +73,19 @@ def _class_ok(exc: BaseException, record: Record) -> bool:
     return record.error_class in names or record.class_name in names
 
 
+def _raised(exc: BaseException | None, record: Record) -> str:
+    if exc is None:
+        return "ran clean"
+    return "ok" if _class_ok(exc, record) else f"raised {type(exc).__name__}: {str(exc)[:200]}"
+
+
+def _home(d: Any, record: Record) -> str:
+    """"ok" when the diagnosis names this record first."""
+    if d.record is not None and d.record.id == record.id:
+        return "ok"
+    return f"got {d.record.id if d.record else None} (is_jax={d.is_jax})"
+
+
 def check_record(record: Record) -> Result:
     """Every check for one record, in this process."""
     from jaxerrs import templates
@@ -91,36 +104,21 @@ def check_record(record: Record) -> Result:
         msg = record.sample_message
         for p in record.patterns:
             c[f"pattern {p[:40]!r}"] = "ok" if templates.match(p, msg) else "does not match sample_message"
-        d = diagnose_from_text(f"{record.class_name}: {msg}")
-        c["diagnose(sample) top-1"] = "ok" if d.record and d.record.id == record.id else (
-            f"got {d.record.id if d.record else None}")
+        c["diagnose(sample) top-1"] = _home(diagnose_from_text(f"{record.class_name}: {msg}"), record)
+        # Its fix.before needs hardware this machine lacks: shown in the panel, not run here.
     else:
         exc = _run(record.reproducer)
-        if exc is None:
-            c["reproducer raises"] = "ran clean"
-        else:
-            c["reproducer raises"] = "ok" if _class_ok(exc, record) else f"raised {type(exc).__name__}: {str(exc)[:200]}"
+        c["reproducer raises"] = _raised(exc, record)
+        if exc is not None:
             message = str(exc)
             for p in record.patterns:
                 c[f"pattern {p[:40]!r}"] = "ok" if templates.match(p, message) else f"does not match {message[:160]!r}"
-            d = diagnose_exception(exc)
-            c["diagnose top-1"] = "ok" if d.record and d.record.id == record.id else (
-                f"got {d.record.id if d.record else None} (is_jax={d.is_jax})")
-            text = "".join(traceback.format_exception(exc))
-            dt = diagnose_from_text(text)
-            c["diagnose_text top-1"] = "ok" if dt.record and dt.record.id == record.id else (
-                f"got {dt.record.id if dt.record else None}")
-    # A message-only record's `before` needs hardware this machine lacks: it is shown, not run.
-    before = _run(record.fix.before) if record.verified == "execution" else None
-    if record.verified == "message":
-        pass
-    elif before is None:
-        c["fix.before raises"] = "ran clean"
-    else:
-        c["fix.before raises"] = "ok" if _class_ok(before, record) else f"raised {type(before).__name__}: {str(before)[:200]}"
-        d = diagnose_exception(before)
-        c["fix.before diagnosed"] = "ok" if d.record and d.record.id == record.id else (
-            f"got {d.record.id if d.record else None}")
+            c["diagnose top-1"] = _home(diagnose_exception(exc), record)
+            c["diagnose_text top-1"] = _home(diagnose_from_text("".join(traceback.format_exception(exc))), record)
+        before = _run(record.fix.before)
+        c["fix.before raises"] = _raised(before, record)
+        if before is not None:
+            c["fix.before diagnosed"] = _home(diagnose_exception(before), record)
     after = _run(record.fix.after)
     c["fix.after runs clean"] = "ok" if after is None else f"raised {type(after).__name__}: {str(after)[:200]}"
     res.ok = all(v == "ok" for v in c.values())
