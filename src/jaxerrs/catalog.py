@@ -12,8 +12,8 @@ import importlib.util
 import json
 import os
 import re
+import subprocess
 import sys
-import threading
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -494,32 +494,33 @@ def get(rebuild: bool = False, progress: bool = True) -> Catalog:
     return cat
 
 
-_BUILDING: threading.Thread | None = None
-_LOCK = threading.Lock()
+_BUILDER: subprocess.Popen[bytes] | None = None
 
 
 def get_nowait() -> Catalog:
-    """The catalog if it is loaded or cached on disk; else an empty one, while a background thread builds it.
+    """The catalog if it is loaded or cached on disk; else an empty one, while another process builds it.
 
     The first JAX error in a fresh environment is explained at once (from its frames and the curated
-    records) instead of waiting seconds for the index of JAX's source.
+    records) instead of waiting seconds for the index of JAX's source. The build runs in a separate
+    process, not a thread: CPython 3.11's ``ast.parse`` is not safe to run in two threads at once, and
+    IPython parses source with it while it formats the very traceback we are explaining.
     """
-    global _BUILDING
+    global _BUILDER
     version = installed_jax_version() or "unknown"
     if _CATALOG is not None and _CATALOG.jax_version == version:
         return _CATALOG
+    if _BUILDER is not None:
+        _BUILDER.poll()  # reap it once it is done
     if _cache_path(version).exists():
-        return get(progress=False)
-    with _LOCK:
-        if _BUILDING is None:
-            _BUILDING = threading.Thread(target=_build_quietly, name="jaxerrs-catalog", daemon=True)
-            _BUILDING.start()
+        try:
+            return get(progress=False)
+        except LookupError:
+            pass
+    if _BUILDER is None:
+        try:
+            _BUILDER = subprocess.Popen([sys.executable, "-m", "jaxerrs", "catalog"], stdin=subprocess.DEVNULL,
+                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        except OSError:
+            pass  # no background build: the next blocking get() builds in this process
     dirs = _package_dirs()
     return Catalog(version, str(dirs[0].parent) if dirs else "", [])
-
-
-def _build_quietly() -> None:
-    try:
-        get(progress=False)
-    except Exception:  # noqa: BLE001 - a failed background build is retried on the next blocking get()
-        pass
