@@ -7,7 +7,6 @@ import sys
 
 import pytest
 from IPython.core.error import UsageError
-
 from tests.conftest import run
 
 JAX_BOOL = "import jax\njax.jit(lambda x: x if x > 0 else -x)(1.0)"
@@ -206,3 +205,24 @@ def test_pdb_and_xmode_still_work(shell):
     finally:
         run(shell, "%xmode Context")
     assert sys.last_value is not None and type(sys.last_value).__name__ == "TracerBoolConversionError"
+
+
+def test_first_error_with_no_catalog_yet(tmp_path):
+    """A fresh machine: the catalog is built in the background while the first error is explained.
+
+    IPython parses source (ast) while it formats the traceback; a parse in another thread at that
+    moment breaks CPython 3.11's ast module, so the build must not run in a thread of the kernel.
+    """
+    import os
+
+    code = ("get_ipython().run_line_magic('load_ext', 'jaxerrs')\n"
+            "get_ipython().run_cell('import jax\\njax.jit(lambda x: x if x > 0 else -x)(1.0)')\n"
+            "get_ipython().run_cell('import time; time.sleep(0.5)')\n"
+            "get_ipython().run_cell('jax.jit(lambda x: x if x > 0 else -x)(2.0)')\n")
+    env = {**os.environ, "JAXERRS_CACHE_DIR": str(tmp_path), "JAX_PLATFORMS": "cpu"}
+    r = subprocess.run([sys.executable, "-m", "IPython", "--colors=nocolor", "-c", code], capture_output=True,
+                       text=True, env=env, timeout=300)
+    out = r.stdout + r.stderr
+    assert "Unexpected exception formatting exception" not in out
+    assert out.count("── jaxerrs: TracerBoolConversionError") == 2, out[-3000:]
+    assert "could not explain" not in out
