@@ -117,3 +117,33 @@ def strip_outputs_report(nb: nbformat.NotebookNode) -> list[str]:
 
 def repo_root() -> Path:
     return Path(__file__).resolve().parents[1]
+
+
+def execute_all(notebooks: dict[str, nbformat.NotebookNode], cwd: str | os.PathLike, timeout: int, label: str,
+                workers: int = 2) -> dict[str, tuple[nbformat.NotebookNode, float] | BaseException]:
+    """Execute notebooks concurrently, each in its own kernel: name -> (executed copy, seconds) or its error."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def run(item: tuple[str, nbformat.NotebookNode]) -> tuple[str, object]:
+        name, nb = item
+        try:
+            return name, (nb, execute(nb, cwd, timeout=timeout))
+        except Exception as exc:  # noqa: BLE001 - reported by every test of that notebook
+            return name, exc
+
+    start = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        results = dict(pool.map(run, notebooks.items()))
+    timings = ", ".join(f"{n}={r[1]:.1f}s" for n, r in results.items() if isinstance(r, tuple))
+    print(f"\n[{label}] executed {len(results)} notebooks in {time.perf_counter() - start:.1f}s wall ({timings})")
+    return results
+
+
+def executed_notebook(executed: dict, name: str) -> nbformat.NotebookNode:
+    """One notebook of ``execute_all``'s results; the test fails if it did not execute."""
+    import pytest
+
+    result = executed[name]
+    if isinstance(result, BaseException):
+        pytest.fail(f"{name} did not execute: {type(result).__name__}: {result}")
+    return result[0]

@@ -10,14 +10,20 @@ no panel at all (plain Python / NumPy errors). Cells that do not raise must not 
 from __future__ import annotations
 
 import json
-import time
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import nbformat
 import pytest
 
-from notebook_support import describe, errors, execute, mentions_panel, panels, with_extension_loaded
+from notebook_support import (
+    describe,
+    errors,
+    execute_all,
+    executed_notebook,
+    mentions_panel,
+    panels,
+    with_extension_loaded,
+)
 
 DOCS = Path(__file__).resolve().parents[1].parent / "shared" / "jax-docs-notebooks"
 MANIFEST = DOCS / "manifest.json"
@@ -118,30 +124,12 @@ def executed(tmp_path_factory):
     if manifest is None:
         pytest.skip(SKIP_REASON)
     workdir = tmp_path_factory.mktemp("docs-notebooks")  # kernels' cwd: nothing is written into shared/
-
-    def run(entry):
-        name = entry["notebook"]
-        nb = with_extension_loaded(nbformat.read(DOCS / name, as_version=4))
-        try:
-            seconds = execute(nb, workdir, timeout=CELL_TIMEOUT)
-        except Exception as exc:  # reported by every test of that notebook
-            return name, exc
-        return name, (nb, seconds)
-
-    start = time.perf_counter()
-    with ThreadPoolExecutor(max_workers=WORKERS) as pool:
-        results = dict(pool.map(run, manifest["notebooks"]))
-    wall = time.perf_counter() - start
-    timings = ", ".join(f"{n}={r[1]:.1f}s" for n, r in results.items() if isinstance(r, tuple))
-    print(f"\n[jax-docs-notebooks] executed {len(results)} notebooks in {wall:.1f}s wall ({timings})")
-    return results
+    notebooks = {e["notebook"]: with_extension_loaded(nbformat.read(DOCS / e["notebook"], as_version=4))
+                 for e in manifest["notebooks"]}
+    return execute_all(notebooks, workdir, CELL_TIMEOUT, "jax-docs-notebooks", workers=WORKERS)
 
 
-def _get(executed, name):
-    result = executed[name]
-    if isinstance(result, BaseException):
-        pytest.fail(f"{name} did not execute: {type(result).__name__}: {result}")
-    return result[0]
+_get = executed_notebook
 
 
 def test_oracle_covers_the_manifest():

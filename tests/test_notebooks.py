@@ -7,9 +7,6 @@ expected (`expects_panel`) and for which curated record (`expected_record`).
 
 from __future__ import annotations
 
-import time
-from concurrent.futures import ThreadPoolExecutor
-
 import nbformat
 import pytest
 
@@ -17,7 +14,8 @@ from notebook_support import (
     WIDGET_MIME,
     describe,
     errors,
-    execute,
+    execute_all,
+    executed_notebook,
     mentions_panel,
     panels,
     repo_root,
@@ -49,28 +47,10 @@ def _code_cells() -> list:
 @pytest.fixture(scope="module")
 def executed(tmp_path_factory):
     workdir = tmp_path_factory.mktemp("notebooks")  # kernels' cwd, so nothing lands in the repo
-
-    def run(name):
-        nb = _read(name)
-        try:
-            seconds = execute(nb, workdir, timeout=CELL_TIMEOUT)
-        except Exception as exc:
-            return name, exc
-        return name, (nb, seconds)
-
-    start = time.perf_counter()
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        results = dict(pool.map(run, NOTEBOOKS))
-    timings = ", ".join(f"{n}={r[1]:.1f}s" for n, r in results.items() if isinstance(r, tuple))
-    print(f"\n[notebooks] executed in {time.perf_counter() - start:.1f}s wall ({timings})")
-    return results
+    return execute_all({name: _read(name) for name in NOTEBOOKS}, workdir, CELL_TIMEOUT, "notebooks")
 
 
-def _get(executed, name):
-    result = executed[name]
-    if isinstance(result, BaseException):
-        pytest.fail(f"{name} did not execute: {type(result).__name__}: {result}")
-    return result[0]
+_get = executed_notebook
 
 
 @pytest.mark.parametrize("name", NOTEBOOKS)
