@@ -60,6 +60,9 @@ def cmd_explain(args: argparse.Namespace) -> int:
         return 1
     if args.format == "json":
         _emit(json.dumps(d.to_dict(), indent=2))
+    elif not d.is_jax:
+        first = (d.message.splitlines() or [""])[0][:200]
+        print(f"jaxerrs: not a JAX error ({d.error_class}: {first}): nothing to explain", file=sys.stderr)
     elif args.format == "html":
         _emit(render_html(d))
     else:

@@ -249,7 +249,12 @@ def from_text(text: str) -> Evidence:
             rest.append(ln)
         message = "\n".join(rest).strip("\n")
     else:
-        message = "\n".join(block).strip()
+        log = _jax_log_message(block)
+        if log is not None:
+            # No exception at all, but JAX logged a warning or error (a backend that failed to start).
+            cls, module, message = "Warning", log[0], log[1]
+        else:
+            message = "\n".join(block).strip()
     message, url = split_message(message)
     notes = []
     if FILTER_NOTE in message:
@@ -276,6 +281,24 @@ def from_text(text: str) -> Evidence:
         user = next((f for f in reversed(before) if f.kind == "user"), None)
         ev.user_frame = user or ev.user_frame
     return ev
+
+
+# JAX's own log lines: Python logging ("WARNING:jax._src.xla_bridge:…") and absl ("W1129 … xla_bridge.py:879] …").
+_JAX_LOG = (
+    re.compile(r"^(?:WARNING|ERROR|CRITICAL):(?P<logger>jax(?:lib)?(?:\.[\w.]+)?):(?P<msg>.+)$"),
+    re.compile(r"^[WEF]\d{4} [\d:.]+\s+\d+ (?P<file>xla_bridge|dispatch|compiler|pjit)\.py:\d+\] (?P<msg>.+)$"),
+)
+
+
+def _jax_log_message(lines: list[str]) -> tuple[str, str] | None:
+    """(logger module, message) of the last warning or error line that JAX itself logged."""
+    for ln in reversed(lines):
+        for rx in _JAX_LOG:
+            m = rx.match(ln.strip())
+            if m:
+                logger = m.groupdict().get("logger") or f"jax._src.{m.group('file')}"
+                return logger, m.group("msg").strip()
+    return None
 
 
 def _parse_frames(lines: list[str]) -> list[Frame]:

@@ -249,7 +249,9 @@ def _diagnose(ev: Evidence) -> Diagnosis:
         rec_hits = _record_hits(ev, site, classes)
 
     # Is this JAX's error?
-    if (rf is not None and not ev.frames_removed and rf.kind == "jax") or (ev.module or "").split(".")[0] in (
+    if ev.exc_class == "Warning" and ev.source == "text" and not ev.frames:
+        is_jax = bool(rec_hits) and rec_hits[0].pattern is not None  # a JAX log line: only a record explains it
+    elif (rf is not None and not ev.frames_removed and rf.kind == "jax") or (ev.module or "").split(".")[0] in (
             "jax", "jaxlib"):
         is_jax = True
     elif rf is not None and not ev.frames_removed and not _raised_by_compiled_code(ev):
