@@ -231,10 +231,9 @@ def from_text(text: str) -> Evidence:
     starts = [i + 1 for i, ln in enumerate(lines) if _CHAIN.match(ln.strip())]
     block_start = starts[-1] if starts else 0
     earlier, block = lines[:block_start], lines[block_start:]
-    frames = _parse_frames(block)
-    exc_idx = _find_exception_line(block, frames_found=bool(frames))
-    if exc_idx is not None:
-        frames = _parse_frames(block[:exc_idx])  # frames after it belong to a traceback inside the message
+    exc_idx = _find_exception_line(block)
+    # Frames after the exception line belong to a traceback inside the message.
+    frames = _parse_frames(block if exc_idx is None else block[:exc_idx])
     cls, message, module = "", "", None
     if exc_idx is not None:
         m = _EXC_LINE.match(block[exc_idx].rstrip())
@@ -342,7 +341,7 @@ def _code_after(lines: list[str], i: int) -> str:
     return ""
 
 
-def _find_exception_line(lines: list[str], frames_found: bool) -> int | None:
+def _find_exception_line(lines: list[str]) -> int | None:
     """Index of the final ``Class: message`` line."""
     # A message that embeds a traceback (a callback's error inside JaxRuntimeError) is the outer error.
     for i, ln in enumerate(lines):
@@ -360,7 +359,7 @@ def _find_exception_line(lines: list[str], frames_found: bool) -> int | None:
             continue
         if _EXC_LINE.match(ln):
             return i
-    if not frames_found:
+    if last_frame < 0:
         # A bare "Class: message" anywhere (a log without frames): take the last one.
         for i in range(len(lines) - 1, -1, -1):
             ln = lines[i].rstrip()

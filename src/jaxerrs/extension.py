@@ -95,13 +95,19 @@ def _warm_up_hook(state: State) -> Any:
     def post_run_cell(result: Any = None) -> None:
         if "jax" in sys.modules:
             _remove_watcher(state)
-        if state.warmed or "jax" not in sys.modules:
-            return
-        state.warmed = True
-        widgets = in_kernel(state.shell)
-        threading.Thread(target=_warm_up, args=(widgets,), name="jaxerrs-warm-up", daemon=True).start()
+        if "jax" in sys.modules:
+            _start_warm_up(state)
 
     return post_run_cell
+
+
+def _start_warm_up(state: State) -> None:
+    """Once per session: warm up in a background thread."""
+    if state.warmed:
+        return
+    state.warmed = True
+    widgets = in_kernel(state.shell)
+    threading.Thread(target=_warm_up, args=(widgets,), name="jaxerrs-warm-up", daemon=True).start()
 
 
 def _warm_up(widgets: bool) -> None:
@@ -128,10 +134,8 @@ class _JaxImportWatcher(importlib.abc.MetaPathFinder):
         self.state = state
 
     def find_spec(self, name: str, path: Any = None, target: Any = None) -> None:
-        if name == "jax" and not self.state.warmed:
-            self.state.warmed = True
-            widgets = in_kernel(self.state.shell)
-            threading.Thread(target=_warm_up, args=(widgets,), name="jaxerrs-warm-up", daemon=True).start()
+        if name == "jax":
+            _start_warm_up(self.state)
         return None
 
 

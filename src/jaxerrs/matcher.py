@@ -182,8 +182,8 @@ def _record_refs(cat: catalog_mod.Catalog, rec: Record, message: str) -> list[Si
     return out
 
 
-def _text_ranking(ev: Evidence, cat: catalog_mod.Catalog, site_hits: list, rec_hits: list[_RecordHit],
-                  classes: set[str]) -> list[tuple[float, SiteRef, Record | None]]:
+def _text_ranking(ev: Evidence, cat: catalog_mod.Catalog, site_hits: list,
+                  rec_hits: list[_RecordHit]) -> list[tuple[float, SiteRef, Record | None]]:
     """Without a raise frame: catalog sites and the sites of matched records on one scale, best first."""
     best: dict[tuple[str, str], tuple[float, SiteRef, Record | None]] = {}
 
@@ -225,10 +225,14 @@ def record_site(cat: catalog_mod.Catalog, rec: Record, message: str) -> SiteRef 
     return refs[0] if refs else None
 
 
+def _jax_module(ev: Evidence) -> bool:
+    return (ev.module or "").split(".")[0] in ("jax", "jaxlib")
+
+
 def _diagnose(ev: Evidence) -> Diagnosis:
     rf = ev.raise_frame
-    if (rf is not None and not ev.frames_removed and rf.kind != "jax"
-            and (ev.module or "").split(".")[0] not in ("jax", "jaxlib") and not _raised_by_compiled_code(ev)):
+    if (rf is not None and not ev.frames_removed and rf.kind != "jax" and not _jax_module(ev)
+            and not _raised_by_compiled_code(ev)):
         return Diagnosis(ev, False)  # a Python raise in user (or library) code: nothing to match
     cat = catalog_mod.get_nowait() if ev.source == "live" else catalog_mod.get()
     classes = {_canon(c) for c in ev.classes} or {_canon(ev.exc_class)}
@@ -242,7 +246,7 @@ def _diagnose(ev: Evidence) -> Diagnosis:
     rec_hits = _record_hits(ev, site, classes)
 
     # Text or filtered frames: catalog templates and curated records compete on one scale.
-    ranking = _text_ranking(ev, cat, site_hits, rec_hits, classes) if site is None else []
+    ranking = _text_ranking(ev, cat, site_hits, rec_hits) if site is None else []
     if ranking:
         site = ranking[0][1]
         how = "record" if ranking[0][2] is not None else "message template"
@@ -251,11 +255,8 @@ def _diagnose(ev: Evidence) -> Diagnosis:
     # Is this JAX's error?
     if ev.exc_class == "Warning" and ev.source == "text" and not ev.frames:
         is_jax = bool(rec_hits) and rec_hits[0].pattern is not None  # a JAX log line: only a record explains it
-    elif (rf is not None and not ev.frames_removed and rf.kind == "jax") or (ev.module or "").split(".")[0] in (
-            "jax", "jaxlib"):
+    elif (rf is not None and not ev.frames_removed and rf.kind == "jax") or _jax_module(ev):
         is_jax = True
-    elif rf is not None and not ev.frames_removed and not _raised_by_compiled_code(ev):
-        is_jax = False  # a Python raise in the user's own code (or a library's)
     elif rf is None and _canon(ev.exc_class) in _jax_class_names(cat):
         is_jax = True
     else:
