@@ -62,6 +62,23 @@ class Diagnosis:
     how: str = ""  # how the record/site was matched, in words
     values: dict[str, str] = field(default_factory=dict)  # what the message's template holes hold
     excerpt: str = ""  # source lines around the raise site
+    ecosystem: str | None = None  # the JAX library (flax, optax, …) that raised or sits between user and JAX
+    _rewrite: Any = field(default=None, repr=False)
+    _rewrite_done: bool = field(default=False, repr=False)
+    cell_source: str | None = field(default=None, repr=False)  # the failing cell, when known from outside
+
+    @property
+    def rewrite(self) -> Any:
+        """The user's cell, fixed (``jaxerrs.rewrite.Rewrite``), or None. Computed once, on first use."""
+        if not self._rewrite_done:
+            self._rewrite_done = True
+            try:
+                from jaxerrs.rewrite import rewrite_for
+
+                self._rewrite = rewrite_for(self, self.cell_source) if self.is_jax else None
+            except Exception:  # noqa: BLE001 - no rewrite is better than a broken panel
+                self._rewrite = None
+        return self._rewrite
 
     @property
     def error_class(self) -> str:
@@ -80,4 +97,18 @@ class Diagnosis:
             "record": {"id": self.record.id, "title": self.record.title} if self.record else None,
             "confidence": round(max(0.0, min(1.0, self.confidence)), 4),
             "candidates": [c.to_dict() for c in self.candidates],
+            "user_frame": user_frame_dict(ev),
+            "ecosystem": self.ecosystem,
+            "rewrite": self.rewrite.to_dict() if self.rewrite is not None else None,
         }
+
+
+def user_frame_dict(ev: Evidence) -> dict[str, Any] | None:
+    """The user's innermost frame as the JSON contract has it; ``file`` as the traceback shows it."""
+    f = ev.user_frame
+    if f is None:
+        return None
+    from jaxerrs.views import frame_label, frame_code
+
+    return {"file": frame_label(f, with_line=False), "line": f.lineno, "function": f.function,
+            "code": frame_code(f)}

@@ -44,6 +44,7 @@ class Evidence:
     raise_frame: Frame | None = None  # innermost frame that is not stdlib/numpy
     truncated: bool = False
     notes: list[str] = field(default_factory=list)
+    exc: BaseException | None = field(default=None, repr=False, compare=False)  # the live exception
 
     @property
     def match_text(self) -> str:
@@ -99,8 +100,15 @@ def _locate(frames: list[Frame]) -> tuple[Frame | None, Frame | None]:
         if raise_frame.kind == "user":
             user = raise_frame
         else:
-            user = next((f for f in reversed(frames[:idx]) if f.kind == "user" and not _is_ipython(f)), None)
+            above = [f for f in reversed(frames[:idx]) if f.kind == "user" and not _is_ipython(f)]
+            # Frames of installed libraries (Flax, Optax, …) are never the user's own code.
+            user = next((f for f in above if not _installed(f)), above[0] if above else None)
     return raise_frame, user
+
+
+def _installed(f: Frame) -> bool:
+    n = f.filename.replace("\\", "/")
+    return "/site-packages/" in n or "/dist-packages/" in n
 
 
 def _is_ipython(f: Frame) -> bool:
@@ -173,6 +181,7 @@ def from_exception(exc: BaseException) -> Evidence:
         frames_removed=frames_removed,
         truncated=truncated,
         notes=notes,
+        exc=exc,
     )
     ev.raise_frame, ev.user_frame = _locate(frames)
     # Errors raised while lowering carry JaxStackTraceBeforeTransformation: its frames show the user's line.

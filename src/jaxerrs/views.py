@@ -51,8 +51,19 @@ class PanelView:
     notes: list[str] = field(default_factory=list)  # verified-by-message-only, import flags…
 
 
-def _cell_label(frame: Frame) -> str:
+def frame_label(frame: Frame, with_line: bool = True) -> str:
+    """How a traceback names the frame's file: "Cell In[3]" for a cell, else the path (basename in panels)."""
+    label = _cell_label(frame, with_line)
+    return label
+
+
+def frame_code(frame: Frame) -> str:
+    return frame.line or linecache.getline(frame.filename, frame.lineno).strip()
+
+
+def _cell_label(frame: Frame, with_line: bool = True) -> str:
     name = frame.filename
+    tail = f", line {frame.lineno}" if with_line else ""
     try:
         from IPython import get_ipython
 
@@ -61,13 +72,13 @@ def _cell_label(frame: Frame) -> str:
     except Exception:  # noqa: BLE001 - a label is never worth an error
         fmt = None
     if fmt:
-        return f"{fmt[0]} {fmt[1]}, line {frame.lineno}"
+        return f"{fmt[0]} {fmt[1]}{tail}"
     m = re.match(r"<ipython-input-(\d+)-", name)
     if m:
-        return f"Cell In[{m.group(1)}], line {frame.lineno}"
+        return f"Cell In[{m.group(1)}]{tail}"
     if name.startswith("Cell "):
-        return f"{name}, line {frame.lineno}"
-    return f"{os.path.basename(name)}, line {frame.lineno}"
+        return f"{name}{tail}"
+    return f"{os.path.basename(name) if with_line else name}{tail}"
 
 
 def user_line(ev: Evidence) -> UserLine | None:

@@ -71,6 +71,7 @@ class Record:
     slug: str = ""
     flags: list[str] = field(default_factory=list)  # consistency flags (imported records)
     source_file: str = ""
+    rewrite: list[str] = field(default_factory=list)  # rules that fix a user's own cell (jaxerrs.rewrite)
 
     @property
     def class_name(self) -> str:
@@ -109,6 +110,7 @@ class Record:
             "origin": self.origin,
             "slug": self.slug,
             "flags": list(self.flags),
+            "rewrite": list(self.rewrite),
         }
 
 
@@ -174,6 +176,11 @@ def from_dict(data: dict[str, Any], where: str) -> Record:
         raise RecordError(f"{where}: field 'reproducer' is required (or set verified = \"message\")")
     if verified == "message" and not isinstance(data.get("sample_message"), str):
         raise RecordError(f"{where}: a message-only record needs 'sample_message'")
+    rw = data.get("rewrite", [])
+    if isinstance(rw, str):
+        rw = [rw]
+    if not isinstance(rw, list) or not all(isinstance(x, str) and x.strip() for x in rw):
+        raise RecordError(f"{where}: field 'rewrite' must be a rule name or a list of rule names")
     devices = data.get("devices", 1)
     if not isinstance(devices, int) or not 1 <= devices <= 8:
         raise RecordError(f"{where}: field 'devices' must be an integer from 1 to 8")
@@ -210,6 +217,7 @@ def _build(data: dict[str, Any], where: str) -> Record:
         slug=str(data.get("slug", "")),
         flags=[str(f) for f in data.get("flags", [])],
         source_file=where,
+        rewrite=[data["rewrite"]] if isinstance(data.get("rewrite"), str) else list(data.get("rewrite") or []),
     )
 
 
@@ -275,7 +283,7 @@ def load_dir(directory: Path, problems: list[str] | None = None, cache: bool = F
     return records
 
 
-_CACHE_FORMAT = 1
+_CACHE_FORMAT = 2
 
 
 def _cache_file(paths: list[Path]) -> Path | None:

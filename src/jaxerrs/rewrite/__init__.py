@@ -1,0 +1,110 @@
+"""Fix my cell: rewrite the user's own failing cell for the matched error, with LibCST.
+
+A rule (one per error kind, named by the record's ``rewrite`` field) gets a :class:`Context`
+(the cell, the failing line, the values the message carries, the live exception and the
+namespace where there is one) and returns an :class:`Edit` or ``None`` when it is not sure.
+Nothing here runs the user's code. LibCST is imported only when a rewrite is asked for.
+"""
+
+from __future__ import annotations
+
+import difflib
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from jaxerrs.diagnosis import Diagnosis
+    from jaxerrs.rewrite.context import Context
+
+SAFETIES = ("safe", "review")
+MAX_CELL_CHARS = 200_000
+
+
+@dataclass(frozen=True)
+class Edit:
+    """What a rule proposes: the whole new source, its safety label and one line on what changed."""
+
+    source: str
+    safety: str
+    summary: str
+
+
+@dataclass(frozen=True)
+class Rewrite:
+    """The user's cell, fixed. ``to_dict`` is the JSON contract's ``rewrite`` object."""
+
+    cell: str
+    diff: str
+    safety: str  # "safe" | "review"
+    summary: str
+    rule: str
+    label: str = ""  # where the source came from: "Cell In[3]", "train.py"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"cell": self.cell, "diff": self.diff, "safety": self.safety, "summary": self.summary,
+                "rule": self.rule}
+
+    def insertable(self) -> str:
+        """The fixed cell with a first comment line naming its source (and, for review, what to check)."""
+        head = f"# jaxerrs: {self.label or 'your cell'}, fixed ({self.rule}, {self.safety})"
+        lines = [head]
+        if self.safety == "review":
+            lines.append(f"# review: {self.summary}")
+        return "\n".join(lines) + "\n" + self.cell
+
+
+def unified_diff(before: str, after: str, label: str = "cell") -> str:
+    a = before.splitlines(keepends=True)
+    b = after.splitlines(keepends=True)
+    if a and not a[-1].endswith("\n"):
+        a[-1] += "\n"
+    if b and not b[-1].endswith("\n"):
+        b[-1] += "\n"
+    return "".join(difflib.unified_diff(a, b, f"a/{label}", f"b/{label}", n=2))
+
+
+def rewrite_for(diagnosis: Diagnosis, source: str | None = None, line: int | None = None,
+                exc: BaseException | None = None) -> Rewrite | None:
+    """The rewrite of the user's cell for ``diagnosis``, or None (no rule, no source, or no sure fix).
+
+    ``source``/``line`` default to the source of the user's frame (a cell through linecache) and its line.
+    """
+    rec = diagnosis.record
+    if rec is None or not rec.rewrite:
+        return None
+    from jaxerrs.rewrite.context import build_context
+
+    ctx = build_context(diagnosis, source, line, exc)
+    if ctx is None:
+        return None
+    return apply_rules(ctx, rec.rewrite)
+
+
+def apply_rules(ctx: Context, names: list[str]) -> Rewrite | None:
+    """The first rule of ``names`` that proposes a valid edit."""
+    from jaxerrs.rewrite.rules import RULES
+
+    for name in names:
+        rule = RULES.get(name)
+        if rule is None or ctx.module is None:
+            continue
+        try:
+            edit = rule(ctx)
+        except Exception:  # noqa: BLE001 - a rule that breaks offers nothing; the panel stays
+            edit = None
+        if edit is None or edit.safety not in SAFETIES:
+            continue
+        fixed = ctx.restore(edit.source)
+        if fixed.strip() == ctx.source.strip() or not _compiles(edit.source):
+            continue
+        return Rewrite(fixed, unified_diff(ctx.source, fixed, ctx.label or "cell"), edit.safety,
+                       edit.summary, name, ctx.label)
+    return None
+
+
+def _compiles(source: str) -> bool:
+    try:
+        compile(source, "<jaxerrs-rewrite>", "exec", dont_inherit=True)
+        return True
+    except (SyntaxError, ValueError):
+        return False

@@ -1,0 +1,60 @@
+"""Worker for ``tests/test_rewrite.py``: run failing cells in a real InteractiveShell with jaxerrs loaded.
+
+``python tests/rewrite_worker.py ID [ID ...]`` prints, after the marker, a JSON list of
+``{"id", "raised", "is_jax", "record", "rewrite", "panel_rewrite", "error"}`` where ``rewrite`` is
+``jaxerrs.diagnose(exc).to_dict()["rewrite"]`` and ``panel_rewrite`` the one the loaded extension's
+handler computed for its panel.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+MARKER = "@@REWRITE-RESULTS@@"
+
+
+def main(ids: list[str]) -> None:
+    from IPython.core.interactiveshell import InteractiveShell
+    from IPython.utils.capture import capture_output
+
+    import jaxerrs
+    from jaxerrs.extension import get_state
+    from rewrite_cases import load_cases
+
+    cases = {c.id: c for c in load_cases()}
+    ip = InteractiveShell.instance()
+    ip.run_line_magic("load_ext", "jaxerrs")
+    state = get_state(ip)
+    out = []
+    for cid in ids:
+        c = cases[cid]
+        ip.reset(new_session=False)
+        state.last = None
+        row = {"id": cid, "raised": None, "is_jax": None, "record": None, "rewrite": None,
+               "panel_rewrite": None, "error": None}
+        with capture_output():
+            setup = ip.run_cell(c.setup)
+            result = ip.run_cell(c.cell) if setup.success else None
+        if not setup.success:
+            row["error"] = f"setup failed: {setup.error_in_exec!r}"
+        elif result.success:
+            row["error"] = "the cell did not raise"
+        else:
+            exc = result.error_in_exec
+            row["raised"] = f"{type(exc).__name__}: {str(exc)[:300]}"
+            d = jaxerrs.diagnose(exc).to_dict()
+            row.update(is_jax=d["is_jax"], record=(d["record"] or {}).get("id"), rewrite=d["rewrite"])
+            if state.last is not None and state.last.rewrite is not None:
+                row["panel_rewrite"] = state.last.rewrite.to_dict()
+        out.append(row)
+    print(MARKER)
+    print(json.dumps(out))
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
