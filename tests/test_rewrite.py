@@ -69,7 +69,7 @@ def proof() -> dict[str, dict]:
     results = {r["id"]: r for r in rows}
     with ThreadPoolExecutor(WORKERS) as pool:
         checks = dict(zip(ids, pool.map(
-            lambda i: _check(i, (results[i]["rewrite"] or {}).get("cell")), ids)))
+            lambda i: _check(i, (results[i]["rewrite"] or {}).get("cell")), ids), strict=True))
     for i in ids:
         results[i]["check"] = checks[i]
     print("\n" + report(results))

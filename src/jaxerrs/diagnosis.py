@@ -108,7 +108,7 @@ def user_frame_dict(ev: Evidence) -> dict[str, Any] | None:
     f = ev.user_frame
     if f is None:
         return None
-    from jaxerrs.views import frame_label, frame_code
+    from jaxerrs.views import frame_code, frame_label
 
     return {"file": frame_label(f, with_line=False), "line": f.lineno, "function": f.function,
             "code": frame_code(f)}
