@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -44,3 +45,14 @@ def test_cli_says_a_non_jax_error_is_not_jax():
 def test_cli_explains_a_log_line_as_html():
     r = _explain(f"WARNING:jax._src.xla_bridge:{CUDNN}\n", "--format", "html")
     assert r.returncode == 0 and 'data-record="cuda-backend-init-failed"' in r.stdout
+
+
+GPU = Path(__file__).parent / "data" / "gpu"
+
+
+@pytest.mark.parametrize("name", ["gpu_oom_eager", "gpu_oom_jit", "gpu_oom_matmul"])
+def test_real_gpu_out_of_memory_tracebacks(name):
+    """Captured on an NVIDIA H200 (JAX 0.11.2) by tests/data/gpu/capture_gpu_errors.py, script form."""
+    d = jaxerrs.diagnose_text((GPU / f"{name}.txt").read_text())
+    assert d.is_jax and d.record is not None and d.record.id == "gpu-out-of-memory", d.to_dict()
+    assert "GiB" in d.values.get("size", "")
