@@ -152,7 +152,13 @@ def _check_written(src: Path, out: Path) -> None:
         assert code["outputs"] == [] and code["execution_count"] is None
         from jaxerrs.kb.records import find
 
-        assert find(rid).fix.after.strip() in "".join(code["source"])
+        source = "".join(code["source"])
+        if code["metadata"]["jaxerrs"].get("rewrite"):  # the failing cell, fixed
+            assert source.startswith(f"# jaxerrs: Cell In[{i}], fixed (") and "fixed" in source
+            assert code["metadata"]["jaxerrs"]["safety"] in ("safe", "review")
+            compile(source, "<fixed>", "exec")
+        else:
+            assert find(rid).fix.after.strip() in source
 
 
 @pytest.mark.parametrize("which", ["errors", "errors44"])
@@ -173,6 +179,25 @@ def test_write_annotates_and_is_idempotent(executed, tmp_path, which):
     # Listing the annotated notebook still finds the three errors, not the generated cells.
     found = json.loads(cli(out, "--format", "json").stdout)
     assert len(found) == 3
+
+
+def test_write_adds_the_fixed_cell_and_it_runs(tmp_path):
+    """The failing cell's own source, fixed, follows it; executing the written notebook runs it clean."""
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell("import jax\nimport jax.numpy as jnp"),
+                nbformat.v4.new_code_cell("scores = jnp.zeros(3)\n# bump the winner\nscores[1] += 2.5\nscores")]
+    src = _execute(nb, tmp_path / "setitem.ipynb")
+    out = tmp_path / "fixed.ipynb"
+    r = cli(src, "--write", out)
+    assert r.returncode == 0, r.stderr
+    written = nbformat.read(str(out), as_version=4)
+    fixed = written.cells[3]
+    meta = fixed.metadata["jaxerrs"]
+    assert meta["rewrite"] == "at-set" and meta["safety"] == "safe"
+    assert "scores = scores.at[1].add(2.5)" in fixed.source and "# bump the winner" in fixed.source
+    _execute(written, tmp_path / "ran.ipynb")
+    assert not [o for o in written.cells[3].outputs if o.output_type == "error"]
+    assert "2.5" in json.dumps(written.cells[3].outputs)
 
 
 def test_widget_state_kept(executed, tmp_path):

@@ -51,6 +51,8 @@ def cmd_explain(args: argparse.Namespace) -> int:
 
     text = _read_input(args.file)
     d = diagnose_from_text(text)
+    if args.cell:
+        d.cell_source = _read_cell(args.cell)
     if not d.evidence.exc_class and not d.is_jax:
         if args.format == "json":
             _emit(json.dumps(d.to_dict(), indent=2))
@@ -68,6 +70,18 @@ def cmd_explain(args: argparse.Namespace) -> int:
     else:
         _emit(render_text(d, color=sys.stdout.isatty()))
     return 0 if d.is_jax else 1
+
+
+def _read_cell(path: str) -> str:
+    """The failing cell's source for ``explain --cell``; bad input is BadInput (exit 2)."""
+    p = Path(path)
+    try:
+        source = p.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise BadInput(f"--cell {path}: cannot read ({e})") from None
+    if not source.strip():
+        raise BadInput(f"--cell {path} is empty: give the source of the failing cell")
+    return source
 
 
 def cmd_show(args: argparse.Namespace) -> int:
@@ -144,6 +158,7 @@ def build_parser() -> argparse.ArgumentParser:
     e = sub.add_parser("explain", help="explain a traceback, a log holding one, or a 'Class: message' line")
     e.add_argument("file", nargs="?", default="-", help="a file, or - for standard input (default)")
     e.add_argument("--format", choices=("text", "json", "html"), default="text")
+    e.add_argument("--cell", metavar="FILE", help="the source of the failing cell: adds 'your cell, fixed'")
     e.set_defaults(func=cmd_explain)
 
     s = sub.add_parser("search", help="search the knowledge base and JAX's raise sites")

@@ -123,6 +123,7 @@ def _warm_up(widgets: bool) -> None:
         matcher._jax_class_names(cat)
         if widgets:
             import jaxerrs.panel  # noqa: F401 - ipywidgets, anywidget, pygments and the CSS
+        import jaxerrs.rewrite.rules  # noqa: F401 - LibCST and the rewrite rules
     except Exception:  # noqa: BLE001 - warming up is an optimisation; the error path loads what it needs
         pass
 

@@ -68,7 +68,7 @@ class JaxerrMagics(Magics):
           %jaxerr search QUERY [--tag T] [--class C] [--limit N]
                                       search records and JAX's raise sites; words, a message or a traceback
           %jaxerr show ID             one record's panel
-          %jaxerr fix [ID]            put the fix (of the last error, or of ID) into the next input
+          %jaxerr fix [ID]            put your cell, fixed (or the record's example fix), into the next input
           %jaxerr on | off | status   automatic panels under JAX errors
 
         Cell magic: %%jaxerr runs the cell and explains its JAX error even when panels are off.
@@ -135,9 +135,15 @@ class JaxerrMagics(Magics):
         show(self.shell, record_diagnosis(self._record(args.id)))
 
     def _fix(self, args: argparse.Namespace) -> None:
+        last = self.state.last
+        if not args.id and last is not None and last.rewrite is not None:
+            rw = last.rewrite
+            self.shell.set_next_input(rw.insertable(), replace=False)
+            print(f"jaxerrs: {rw.label or 'your cell'}, fixed ({rw.safety}), is in the next input: {rw.summary}")
+            return
         if args.id:
             rec = self._record(args.id)
-        elif self.state.last is not None and self.state.last.record is not None:
+        elif last is not None and last.record is not None:
             rec = self.state.last.record
         else:
             print("jaxerrs: no fix to insert: the last JAX error has no curated record (give an ID).")

@@ -7,6 +7,7 @@ its own output adds nothing. Everything else in the notebook is kept as it was.
 from __future__ import annotations
 
 import json
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -79,9 +80,35 @@ def find_errors(nb: Any) -> list[Found]:
                 continue
             d = diagnose_from_text(_error_text(out))
             if d.is_jax:
+                d.cell_source = _failing_source(nb, i, d)
                 found.append(Found(i, cell.get("id"), d))
             break
     return found
+
+
+_CELL_LABEL = re.compile(r"^(?:Cell In ?\[(\d+)\]|<ipython-input-(\d+)-[^>]*>)$")
+
+
+def _failing_source(nb: Any, index: int, d: Diagnosis) -> str | None:
+    """The source of the cell holding the user's failing line: the cell the traceback names, else this one."""
+    uf = d.evidence.user_frame
+    if uf is None:
+        return None
+    m = _CELL_LABEL.match(uf.filename.strip())
+    if m is None:
+        return None  # the failing line is in a file, not a cell
+    count = int(m.group(1) or m.group(2))
+    cell = nb.cells[index]
+    if cell.get("execution_count") in (count, None):
+        return _text(cell.get("source", ""))
+    for other in nb.cells:
+        if other.get("cell_type") == "code" and other.get("execution_count") == count:
+            return _text(other.get("source", ""))
+    return None
+
+
+def _text(source: Any) -> str:
+    return "".join(source) if isinstance(source, list) else str(source)
 
 
 def _explanation_markdown(d: Diagnosis) -> str:
@@ -113,8 +140,11 @@ def annotate(nb: Any, found: list[Found]) -> int:
             continue  # already annotated (keyed by position: without cell ids, indices shift as cells are added)
         meta = {"generated": True, "for_cell": key, "record": f.diagnosis.record.id if f.diagnosis.record else None}
         new = [nbformat.v4.new_markdown_cell(_explanation_markdown(f.diagnosis), metadata={META: dict(meta)})]
-        rec = f.diagnosis.record
-        if rec is not None:
+        rec, rw = f.diagnosis.record, f.diagnosis.rewrite
+        if rw is not None:
+            new.append(nbformat.v4.new_code_cell(rw.insertable(), metadata={
+                META: dict(meta, rewrite=rw.rule, safety=rw.safety)}))
+        elif rec is not None:
             new.append(nbformat.v4.new_code_cell("# jaxerrs: example fix\n" + rec.fix.after,
                                                  metadata={META: dict(meta)}))
         if not with_ids:

@@ -6,6 +6,8 @@ nbclient outputs show the same content without a widget manager.
 
 from __future__ import annotations
 
+import sys
+import threading
 from typing import Any
 
 import ipywidgets as widgets
@@ -19,20 +21,53 @@ class Panel(widgets.VBox):
     """One diagnosis: compact by default, the rest in collapsible sections, related errors on click."""
 
     def __init__(self, diagnosis: Diagnosis, cell_id: str = "", **kwargs: Any) -> None:
-        v = views.build(diagnosis)
+        # The rewrite never delays the panel: computed here only once LibCST and the rules are loaded
+        # (the warm-up loads them when jax is imported), else in the background, and the panel updates.
+        now = diagnosis._rewrite_done or not diagnosis.is_jax or "jaxerrs.rewrite.rules" in sys.modules
+        v = views.build(diagnosis, with_rewrite=now)
         self.diagnosis = diagnosis
-        children: list[widgets.Widget] = [
-            widgets.HTML(f"<style>{views.CSS}</style>{views.header_html(v)}{views.body_html(v)}"),
-        ]
-        if v.fix_after:
-            children.append(FixActions(code=v.fix_after, cell_id=cell_id))
-        children.append(widgets.HTML(views.more_html(v)))
+        self._main = widgets.HTML(self._main_html(v))
+        self._actions = FixActions(code=self._fix_code(v), cell_id=cell_id)
+        self._more = widgets.HTML(views.more_html(v))
+        children: list[widgets.Widget] = [self._main]
+        if self._actions.code:
+            children.append(self._actions)
+        children.append(self._more)
         if v.related:
             children.append(self._related(v))
         super().__init__(children=children, **kwargs)
         self.add_class("jaxerrs-panel")
-        self._static_html = views.render_html(diagnosis)
-        self._text = views.render_text(diagnosis, color=False, compact=True)
+        self._refresh_static()
+        self.rewrite_thread: threading.Thread | None = None
+        if not now:
+            self.rewrite_thread = threading.Thread(target=self._rewrite_later, name="jaxerrs-rewrite", daemon=True)
+            self.rewrite_thread.start()
+
+    @staticmethod
+    def _main_html(v: views.PanelView) -> str:
+        return f"<style>{views.CSS}</style>{views.header_html(v)}{views.body_html(v)}"
+
+    @staticmethod
+    def _fix_code(v: views.PanelView) -> str:
+        return v.rewrite.insertable() if v.rewrite is not None else v.fix_after
+
+    def _refresh_static(self) -> None:
+        self._static_html = views.render_html(self.diagnosis)
+        self._text = views.render_text(self.diagnosis, color=False, compact=True)
+
+    def _rewrite_later(self) -> None:
+        try:
+            if self.diagnosis.rewrite is None:
+                return
+            v = views.build(self.diagnosis)
+            self._main.value = self._main_html(v)
+            self._more.value = views.more_html(v)
+            self._actions.code = self._fix_code(v)
+            if self._actions not in self.children:
+                self.children = (self.children[0], self._actions, *self.children[1:])
+            self._refresh_static()
+        except Exception:  # noqa: BLE001 - the panel without a rewrite is still whole
+            pass
 
     def _related(self, v: views.PanelView) -> widgets.Widget:
         out = widgets.Output()

@@ -12,6 +12,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from jaxerrs.diagnosis import Diagnosis, SiteRef
 from jaxerrs.evidence import Evidence, Frame
@@ -49,6 +50,7 @@ class PanelView:
     doc_url: str | None
     record_id: str | None
     notes: list[str] = field(default_factory=list)  # verified-by-message-only, import flags…
+    rewrite: Any = None  # jaxerrs.rewrite.Rewrite: the user's own cell, fixed
 
 
 def frame_label(frame: Frame, with_line: bool = True) -> str:
@@ -98,7 +100,8 @@ def _related(record: Record | None) -> list[tuple[str, str]]:
     return [(rid, records[rid].title) for rid in record.related if rid in records]
 
 
-def build(d: Diagnosis) -> PanelView:
+def build(d: Diagnosis, with_rewrite: bool = True) -> PanelView:
+    """The view model; ``with_rewrite=False`` leaves the rewrite out (the widget adds it when it is ready)."""
     ev, rec = d.evidence, d.record
     notes: list[str] = []
     message = ev.message
@@ -147,6 +150,7 @@ def build(d: Diagnosis) -> PanelView:
         doc_url=ev.doc_url or (rec.references[0] if rec and rec.references else None),
         record_id=rec.id if rec else None,
         notes=notes,
+        rewrite=d.rewrite if with_rewrite else None,
     )
 
 
@@ -266,8 +270,37 @@ def body_html(v: PanelView, with_fix_code: bool = True) -> str:
     out.append(f'<div class="jaxerrs-section-static"><h4>What it means</h4>{_inline(v.meaning)}</div>')
     if v.solutions:
         out.append(f'<div class="jaxerrs-section-static"><h4>Solution</h4>{_li(v.solutions[:1], True)}</div>')
-    if v.fix_after and with_fix_code:
+    if v.rewrite is not None:
+        out.append(rewrite_html(v.rewrite))
+    elif v.fix_after and with_fix_code:
         out.append(fix_html(v))
+    return "".join(out)
+
+
+def rewrite_html(rw: Any) -> str:
+    """"Your cell, fixed": the safety label, what to check, and the diff against the user's cell."""
+    label = html.escape(rw.safety)
+    where = f" ({html.escape(rw.label)})" if rw.label else ""
+    return ('<div class="jaxerrs-section-static jaxerrs-rewrite">'
+            f'<h4>Your cell, fixed{where} <span class="jaxerrs-safety jaxerrs-safety-{label}" '
+            f'title="{_SAFETY_HELP.get(rw.safety, "")}">{label}</span></h4>'
+            f'<div class="jaxerrs-rewrite-summary">{_span(rw.summary)}</div>'
+            f'<pre class="jaxerrs-code jaxerrs-diff">{diff_html(rw.diff)}</pre></div>')
+
+
+_SAFETY_HELP = {"safe": "keeps what the code computes exactly",
+                "review": "the likely intent, but it changes what runs: read the line above before running it"}
+
+
+def diff_html(diff: str) -> str:
+    """A unified diff as escaped lines, removed and added lines marked for panel.css."""
+    out = []
+    for ln in diff.splitlines():
+        if ln.startswith(("---", "+++")):
+            continue
+        cls = ("jaxerrs-diff-add" if ln.startswith("+") else "jaxerrs-diff-del" if ln.startswith("-")
+               else "jaxerrs-diff-hunk" if ln.startswith("@@") else "jaxerrs-diff-ctx")
+        out.append(f'<span class="{cls}">{html.escape(ln) or " "}</span>')
     return "".join(out)
 
 
@@ -280,6 +313,8 @@ def fix_html(v: PanelView) -> str:
 def more_html(v: PanelView) -> str:
     """The collapsible sections."""
     out = []
+    if v.rewrite is not None and v.fix_after:
+        out.append(_details("Example fix", fix_html(v)))
     if len(v.solutions) > 1:
         out.append(_details(f"More solutions ({len(v.solutions) - 1})",
                             f'<ol start="2">{"".join(f"<li>{_inline(s)}</li>" for s in v.solutions[1:])}</ol>'))
@@ -317,12 +352,15 @@ def render_html(d: Diagnosis) -> str:
     """Static HTML panel (nbconvert, GitHub, `jaxerrs explain --format html`)."""
     v = build(d)
     copy = ""
-    if v.fix_after:
+    if v.rewrite is not None or v.fix_after:
+        target = ".jaxerrs-fixed-cell" if v.rewrite is not None else ".jaxerrs-after"
+        hidden = (f'<pre class="jaxerrs-fixed-cell" hidden>{html.escape(v.rewrite.insertable())}</pre>'
+                  if v.rewrite is not None else "")
         copy = ('<div class="jaxerrs-actions"><button class="jaxerrs-copy" type="button" '
                 'onclick="navigator.clipboard &amp;&amp; navigator.clipboard.writeText('
-                "this.closest('.jaxerrs-panel').querySelector('.jaxerrs-after').innerText)\">Copy</button>"
+                f"this.closest('.jaxerrs-panel').querySelector('{target}').textContent)\">Copy</button>"
                 '<span class="jaxerrs-hint">or run <code>%jaxerr fix</code> to put the fix in the next cell</span>'
-                "</div>")
+                f"</div>{hidden}")
     rid = html.escape(v.record_id or "", quote=True)
     return (f'<div class="jaxerrs-panel" data-record="{rid}"><style>{CSS}</style>{header_html(v)}{body_html(v)}{copy}'
             f"{more_html(v)}{related_html(v)}</div>")
@@ -356,8 +394,18 @@ def render_text(d: Diagnosis, color: bool = False, compact: bool = False) -> str
         lines += ["", c("cyan", "Solutions")]
         shown = v.solutions[:1] if compact else v.solutions
         lines += [f"  {i}. {s}" for i, s in enumerate(shown, 1)]
-    if v.fix_after:
-        lines += ["", c("cyan", "Example fix") + c("dim", "  (%jaxerr fix puts it in the next input)")]
+    if v.rewrite is not None:
+        rw = v.rewrite
+        lines += ["", c("cyan", f"Your cell, fixed ({rw.safety})") + c("dim", "  (%jaxerr fix puts it in the next input)"),
+                  f"  {rw.summary}"]
+        for ln in rw.diff.splitlines():
+            if ln.startswith(("---", "+++")):
+                continue
+            color = "green" if ln.startswith("+") else "red" if ln.startswith("-") else "dim"
+            lines.append(c(color, "  " + ln))
+    if v.fix_after and (v.rewrite is None or not compact):
+        lines += ["", c("cyan", "Example fix") + c("dim", "" if v.rewrite is not None
+                                                    else "  (%jaxerr fix puts it in the next input)")]
         if not compact:
             lines += ["  # before", *("  " + ln for ln in v.fix_before.splitlines()), "  # after"]
         lines += [c("green", "  " + ln) for ln in v.fix_after.splitlines()]
