@@ -17,13 +17,18 @@ from jaxerrs.diagnosis import Diagnosis
 from jaxerrs.fix_actions import FixActions
 
 
+def rules_loaded() -> bool:
+    """Whether LibCST and the rewrite rules are imported (then a rewrite costs milliseconds)."""
+    return "jaxerrs.rewrite.rules" in sys.modules
+
+
 class Panel(widgets.VBox):
     """One diagnosis: compact by default, the rest in collapsible sections, related errors on click."""
 
     def __init__(self, diagnosis: Diagnosis, cell_id: str = "", **kwargs: Any) -> None:
         # The rewrite never delays the panel: computed here only once LibCST and the rules are loaded
         # (the warm-up loads them when jax is imported), else in the background, and the panel updates.
-        now = diagnosis._rewrite_done or not diagnosis.is_jax or "jaxerrs.rewrite.rules" in sys.modules
+        now = diagnosis._rewrite_done or not diagnosis.is_jax or rules_loaded()
         v = views.build(diagnosis, with_rewrite=now)
         self.diagnosis = diagnosis
         self._main = widgets.HTML(self._main_html(v))
@@ -37,7 +42,7 @@ class Panel(widgets.VBox):
             children.append(self._related(v))
         super().__init__(children=children, **kwargs)
         self.add_class("jaxerrs-panel")
-        self._refresh_static()
+        self._refresh_static(now)
         self.rewrite_thread: threading.Thread | None = None
         if not now:
             self.rewrite_thread = threading.Thread(target=self._rewrite_later, name="jaxerrs-rewrite", daemon=True)
@@ -51,9 +56,9 @@ class Panel(widgets.VBox):
     def _fix_code(v: views.PanelView) -> str:
         return v.rewrite.insertable() if v.rewrite is not None else v.fix_after
 
-    def _refresh_static(self) -> None:
-        self._static_html = views.render_html(self.diagnosis)
-        self._text = views.render_text(self.diagnosis, color=False, compact=True)
+    def _refresh_static(self, with_rewrite: bool = True) -> None:
+        self._static_html = views.render_html(self.diagnosis, with_rewrite)
+        self._text = views.render_text(self.diagnosis, color=False, compact=True, with_rewrite=with_rewrite)
 
     def _rewrite_later(self) -> None:
         try:

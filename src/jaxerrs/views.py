@@ -348,9 +348,9 @@ def related_html(v: PanelView) -> str:
     return _details("Related errors", f"<ul>{items}</ul><p>Open one with <code>%jaxerr show ID</code>.</p>")
 
 
-def render_html(d: Diagnosis) -> str:
+def render_html(d: Diagnosis, with_rewrite: bool = True) -> str:
     """Static HTML panel (nbconvert, GitHub, `jaxerrs explain --format html`)."""
-    v = build(d)
+    v = build(d, with_rewrite)
     copy = ""
     if v.rewrite is not None or v.fix_after:
         target = ".jaxerrs-fixed-cell" if v.rewrite is not None else ".jaxerrs-after"
@@ -372,9 +372,9 @@ _C = {"bold": "\x1b[1m", "red": "\x1b[31m", "cyan": "\x1b[36m", "dim": "\x1b[2m"
       "reset": "\x1b[0m"}
 
 
-def render_text(d: Diagnosis, color: bool = False, compact: bool = False) -> str:
+def render_text(d: Diagnosis, color: bool = False, compact: bool = False, with_rewrite: bool = True) -> str:
     """Text panel for terminals and the CLI. ``compact`` keeps the header, your code, meaning, fix."""
-    v = build(d)
+    v = build(d, with_rewrite)
 
     def c(name: str, s: str) -> str:
         return f"{_C[name]}{s}{_C['reset']}" if color else s

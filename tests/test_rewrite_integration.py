@@ -1,0 +1,183 @@
+"""Fix my cell, end to end outside the browser: the handler's panels, %jaxerr fix, the CLI, the engine's nevers."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import threading
+
+import pytest
+
+import jaxerrs
+from jaxerrs.rewrite import Rewrite, apply_rules
+from jaxerrs.rewrite.context import Context
+
+SETITEM = "scores = jnp.zeros(3)\n# bump the winner\nscores[1] += 2.5\n"
+
+
+def _last_exc(ip, cell: str) -> BaseException:
+    result = ip.run_cell(cell)
+    assert result.error_in_exec is not None
+    return result.error_in_exec
+
+
+def test_terminal_panel_shows_the_diff_and_fix_fills_the_next_input(shell, run_cell):
+    run_cell(shell, "%load_ext jaxerrs")
+    run_cell(shell, "import jax.numpy as jnp")
+    cap, _ = run_cell(shell, SETITEM)
+    assert "Your cell, fixed (safe)" in cap.stdout
+    assert "-scores[1] += 2.5" in cap.stdout and "+scores = scores.at[1].add(2.5)" in cap.stdout
+    shell.rl_next_input = None
+    cap, _ = run_cell(shell, "%jaxerr fix")
+    assert "fixed (safe)" in cap.stdout
+    nxt = shell.rl_next_input
+    assert nxt.startswith("# jaxerrs: Cell In[") and "scores = scores.at[1].add(2.5)" in nxt
+    assert "# bump the winner" in nxt
+
+
+def test_to_dict_carries_rewrite_and_user_frame(shell, run_cell):
+    run_cell(shell, "import jax.numpy as jnp")
+    with pytest.MonkeyPatch.context():
+        from IPython.utils.capture import capture_output
+
+        with capture_output():
+            exc = _last_exc(shell, SETITEM)
+    d = jaxerrs.diagnose(exc).to_dict()
+    assert d["user_frame"]["line"] == 3 and d["user_frame"]["code"] == "scores[1] += 2.5"
+    assert d["user_frame"]["file"].startswith(("Cell In[", "<ipython-input-"))
+    assert d["ecosystem"] is None
+    rw = d["rewrite"]
+    assert set(rw) == {"cell", "diff", "safety", "summary", "rule"}
+    assert rw["rule"] == "at-set" and rw["safety"] == "safe"
+    assert rw["cell"] == "scores = jnp.zeros(3)\n# bump the winner\nscores = scores.at[1].add(2.5)\n"
+    assert "-scores[1] += 2.5\n+scores = scores.at[1].add(2.5)\n" in rw["diff"]
+
+
+def test_no_rewrite_for_non_jax_errors(shell, run_cell):
+    from IPython.utils.capture import capture_output
+
+    with capture_output():
+        shell.run_cell("import jax.numpy as jnp")
+        exc = _last_exc(shell, "xs = [1, 2]\nxs[5] = 3\n")
+    d = jaxerrs.diagnose(exc).to_dict()
+    assert not d["is_jax"] and d["rewrite"] is None
+
+
+def _panel_for(shell, cell: str):
+    from IPython.utils.capture import capture_output
+
+    from jaxerrs.panel import Panel
+
+    with capture_output():
+        shell.run_cell("import jax.numpy as jnp")
+        exc = _last_exc(shell, cell)
+    return jaxerrs.diagnose(exc), Panel
+
+
+def test_widget_panel_with_the_rewrite(shell):
+    d, Panel = _panel_for(shell, SETITEM)
+    panel = Panel(d, cell_id="c-1")
+    assert panel.rewrite_thread is None  # the rules were loaded: computed at once
+    assert panel._actions.code.startswith("# jaxerrs: ") and ".at[1].add(2.5)" in panel._actions.code
+    assert "Your cell, fixed" in panel._main.value and "jaxerrs-diff-add" in panel._main.value
+    assert "Example fix" in panel._more.value  # collapsed, below
+    bundle = panel._repr_mimebundle_()
+    assert "jaxerrs-fixed-cell" in bundle["text/html"] and "Your cell, fixed (safe)" in bundle["text/plain"]
+
+
+def test_widget_panel_updates_when_the_rewrite_is_ready(shell, monkeypatch):
+    d, Panel = _panel_for(shell, SETITEM)
+    started, release = threading.Event(), threading.Event()
+    original = type(d).rewrite
+
+    def slow(self):
+        started.set()
+        release.wait(30)  # a rewrite that is not ready yet
+        return original.fget(self)
+
+    import jaxerrs.panel
+
+    monkeypatch.setattr(jaxerrs.panel, "rules_loaded", lambda: False)  # as before the warm-up loaded LibCST
+    monkeypatch.setattr(type(d), "rewrite", property(slow))
+    panel = Panel(d)
+    assert panel.rewrite_thread is not None
+    assert "Your cell, fixed" not in panel._main.value  # shown at once, without waiting
+    assert "Your cell, fixed" not in panel._repr_mimebundle_()["text/html"]
+    release.set()
+    panel.rewrite_thread.join(30)
+    assert started.is_set()
+    assert "Your cell, fixed" in panel._main.value and ".at[1].add(2.5)" in panel._actions.code
+    assert panel._actions in panel.children
+
+
+def test_rewrite_html_escapes_the_users_code():
+    hostile = 'x = jnp.zeros(2)\nx[0] = "<script>alert(1)</script>"\n'
+    rw = apply_rules(Context(source=hostile, line=2), ["at-set"])
+    assert rw is not None
+    from jaxerrs.views import rewrite_html
+
+    out = rewrite_html(rw)
+    assert "<script>" not in out and "&lt;script&gt;" in out
+
+
+def test_magics_in_the_cell_are_kept():
+    src = "%%time\nx = jnp.zeros(3)\n!echo hi\nx[0] = 1.0\n"
+    rw = apply_rules(Context(source=src, line=4), ["at-set"])
+    assert rw is not None and rw.cell == "%%time\nx = jnp.zeros(3)\n!echo hi\nx = x.at[0].set(1.0)\n"
+
+
+@pytest.mark.parametrize("source,line", [
+    ("x[0][1] = 2\n", 1),  # nested target: the array to rebind is not a plain name
+    ("x = jnp.zeros(3)\ny = 1\n", 2),  # nothing to fix on the failing line
+    ("def broken(:\n", 1),  # not Python
+    ("x[0] = 1\n", None),  # no failing line known
+])
+def test_no_rewrite_when_not_sure(source, line):
+    assert apply_rules(Context(source=source, line=line), ["at-set"]) is None
+
+
+def test_a_rule_that_breaks_offers_nothing(monkeypatch):
+    from jaxerrs.rewrite.rules import RULES
+
+    def boom(ctx):
+        raise RuntimeError("rule bug")
+
+    monkeypatch.setitem(RULES, "boom", boom)
+    assert apply_rules(Context(source="x[0] = 1\n", line=1), ["boom", "at-set"]).rule == "at-set"
+
+
+def test_insertable_names_the_source_and_what_to_check():
+    rw = Rewrite("y = 1\n", "", "review", "both branches now run", "traced-if", "Cell In[7]")
+    assert rw.insertable() == ("# jaxerrs: Cell In[7], fixed (traced-if, review)\n"
+                               "# review: both branches now run\ny = 1\n")
+
+
+TRACEBACK = """\
+---------------------------------------------------------------------------
+TypeError                                 Traceback (most recent call last)
+Cell In[4], line 3
+      1 scores = jnp.zeros(3)
+      2 # bump the winner
+----> 3 scores[1] += 2.5
+
+TypeError: JAX arrays are immutable and do not support in-place item assignment. Instead of x[idx] = y, use x = x.at[idx].set(y) or another .at[] method: https://docs.jax.dev/en/latest/_autosummary/jax.numpy.ndarray.at.html
+"""
+
+
+def test_cli_explain_with_cell(tmp_path):
+    cell = tmp_path / "cell.py"
+    cell.write_text(SETITEM)
+    r = subprocess.run([sys.executable, "-m", "jaxerrs", "explain", "-", "--cell", str(cell), "--format", "json"],
+                       input=TRACEBACK, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    assert out["record"]["id"] == "jax-array-immutable-setitem"
+    assert out["user_frame"] == {"file": "Cell In[4]", "line": 3, "function": "<module>", "code": "scores[1] += 2.5"}
+    assert out["rewrite"]["cell"].endswith("scores = scores.at[1].add(2.5)\n")
+    text = subprocess.run([sys.executable, "-m", "jaxerrs", "explain", "-", "--cell", str(cell)],
+                          input=TRACEBACK, capture_output=True, text=True, timeout=300)
+    assert "Your cell, fixed (safe)" in text.stdout
+    bad = subprocess.run([sys.executable, "-m", "jaxerrs", "explain", "-", "--cell", str(tmp_path / "nope.py")],
+                         input=TRACEBACK, capture_output=True, text=True, timeout=300)
+    assert bad.returncode == 2 and "--cell" in bad.stderr and "Traceback" not in bad.stderr
