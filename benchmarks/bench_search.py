@@ -42,7 +42,7 @@ def main() -> int:
     cat = catalog.get(progress=False)
     records = all_records()
     t_load = time.perf_counter() - t0
-    search_mod = importlib.import_module("jaxerrs.search")
+    search_mod = importlib.import_module("jaxerrs.search_index")
     t0 = time.perf_counter()
     idx = search_mod.index()
     t_build = time.perf_counter() - t0

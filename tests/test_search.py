@@ -12,7 +12,7 @@ import pytest
 
 from search_relevance import CASES
 
-search_mod = importlib.import_module("jaxerrs.search")  # `jaxerrs.search` the attribute is the function
+search_mod = importlib.import_module("jaxerrs.search_index")
 search = search_mod.search
 
 ABSURD = ["asdfghjkl qwertyuiop", "banana smoothie recipe", "lorem ipsum dolor sit amet", "xyzzy plugh", "12345",

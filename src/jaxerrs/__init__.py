@@ -12,7 +12,7 @@ __version__ = "0.1.0"
 
 if TYPE_CHECKING:
     from jaxerrs.diagnosis import Diagnosis
-    from jaxerrs.search import Hit
+    from jaxerrs.search_index import Hit
 
 __all__ = ["diagnose", "diagnose_text", "search", "render_html", "render_text", "__version__"]
 
@@ -45,7 +45,7 @@ def diagnose_text(text: str) -> Diagnosis:
 
 def search(query: str, limit: int = 10) -> list[Hit]:
     """Search curated records and JAX's raise sites; best first."""
-    from jaxerrs.search import search as _search
+    from jaxerrs.search_index import search as _search
 
     return _search(query, limit)
 

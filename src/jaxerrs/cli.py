@@ -102,7 +102,7 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    from jaxerrs.search import search
+    from jaxerrs.search_index import search
 
     query = " ".join(args.query)
     hits = search(query, limit=args.limit, tags=args.tag, error_class=args.cls)

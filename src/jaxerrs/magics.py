@@ -100,7 +100,7 @@ class JaxerrMagics(Magics):
     # -- subcommands
 
     def _search(self, args: argparse.Namespace) -> Any:
-        from jaxerrs.search import SearchResults, search
+        from jaxerrs.search_index import SearchResults, search
 
         if args.limit < 1:
             raise UsageError("%jaxerr search: --limit must be at least 1")
