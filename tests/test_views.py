@@ -123,7 +123,22 @@ def test_catalog_only_diagnosis_shows_what_is_known():
 
     d = site_diagnosis(_some_uncovered_site())
     html = jaxerrs.render_html(d)
-    assert "no curated explanation" in html and "Source" in html
+    assert "no curated record for this raise site yet" in html and "Source" in html
+
+
+def test_a_record_that_did_not_match_is_not_called_missing():
+    # The gpu-out-of-memory record's raise site, with a message none of its templates matches.
+    from jaxerrs.views import build
+
+    text = ("Traceback (most recent call last):\n"
+            '  File "/home/u/run.py", line 3, in <module>\n'
+            '  File "/usr/lib/python3/site-packages/jax/_src/interpreters/pxla.py", line 1300, in __call__\n'
+            "jax.errors.JaxRuntimeError: UNKNOWN: something the allocator never said before\n")
+    d = jaxerrs.diagnose_text(text)
+    v = build(d)
+    if d.record is None:
+        assert "no curated record for this raise site" not in v.meaning
+        assert "`gpu-out-of-memory`" in v.meaning or "`host-out-of-memory`" in v.meaning
 
 
 def _some_uncovered_site() -> str:

@@ -211,7 +211,7 @@ _IPY_FRAME = re.compile(r"^\s*File (?P<file>\S.*?):(?P<line>\d+)(?:, in (?P<func
 _IPY_CELL = re.compile(r"^\s*(?:Cell (?P<cell>In ?\[\d*\]), line (?P<line>\d+)|Input (?P<cell2>In ?\[\s*\d*\]), in .*)")
 _IPY_OLD = re.compile(r"^(?P<file>\S+?\.py|<ipython-input-[^>]+>) in (?P<func>[^\s(]+)\(")
 _EXC_LINE = re.compile(
-    r"^(?P<cls>[A-Za-z_][\w.]*?(?:Error|Exception|Exit|Interrupt|Warning|Iteration|Trace|Transformation)"
+    r"^(?P<cls>Exception(?=:)|[A-Za-z_][\w.]*?(?:Error|Exception|Exit|Interrupt|Warning|Iteration|Trace|Transformation)"
     r"|[A-Za-z_][\w]*\.[A-Za-z_][\w.]*"
     # Other CamelCase classes (JAX's InconclusiveDimensionOperation, ...), only with a message after them.
     r"|[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+(?=:))(?::\s?(?P<msg>.*))?$"

@@ -120,8 +120,15 @@ def build(d: Diagnosis, with_rewrite: bool = True) -> PanelView:
     else:
         title = ev.message.splitlines()[0][:160] if ev.message else ev.exc_class
         where = f" at `{d.site.path}:{d.site.line}` in `{d.site.function}`" if d.site else ""
-        meaning = (f"JAX raised this error{where}. jaxerrs has no curated explanation for it yet: "
-                   "the message, the values it carries and the source excerpt below are what is known.")
+        near = _records_at_site(d.site)
+        if near:
+            names = ", ".join(f"`{r.id}` ({r.title})" for r in near[:3])
+            meaning = (f"JAX raised this error{where}. No curated record's message template matched this "
+                       f"message, so none is shown as certain. Records about this raise site: {names}; open "
+                       "one with `%jaxerr show ID` and compare its message with yours.")
+        else:
+            meaning = (f"JAX raised this error{where}. jaxerrs has no curated record for this raise site yet: "
+                       "the message, the values it carries and the source excerpt below are what is known.")
         matched = f"raise site only ({d.how})" if d.how else "no curated record"
     defensive = []
     if rec is not None:
@@ -152,6 +159,19 @@ def build(d: Diagnosis, with_rewrite: bool = True) -> PanelView:
         notes=notes,
         rewrite=d.rewrite if with_rewrite else None,
     )
+
+
+def _records_at_site(site: SiteRef | None) -> list[Record]:
+    """Curated records that name this raise site (path and function)."""
+    if site is None:
+        return []
+    from jaxerrs.kb.records import all_records
+
+    def short(name: str) -> str:  # tracebacks print co_name ("__call__"), records hold qualnames
+        return name.rsplit(".", 1)[-1]
+
+    return [r for r in all_records().values()
+            if any(s.path == site.path and short(s.function) == short(site.function) for s in r.sites)]
 
 
 def record_diagnosis(rec: Record) -> Diagnosis:
@@ -401,8 +421,8 @@ def render_text(d: Diagnosis, color: bool = False, compact: bool = False, with_r
         for ln in rw.diff.splitlines():
             if ln.startswith(("---", "+++")):
                 continue
-            color = "green" if ln.startswith("+") else "red" if ln.startswith("-") else "dim"
-            lines.append(c(color, "  " + ln))
+            tone = "green" if ln.startswith("+") else "red" if ln.startswith("-") else "dim"
+            lines.append(c(tone, "  " + ln))
     if v.fix_after and (v.rewrite is None or not compact):
         lines += ["", c("cyan", "Example fix") + c("dim", "" if v.rewrite is not None
                                                     else "  (%jaxerr fix puts it in the next input)")]

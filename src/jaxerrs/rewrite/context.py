@@ -275,6 +275,19 @@ def _user_tb_frame(exc: BaseException, filename: str, lineno: int) -> Any:
     return None
 
 
+def is_cell(filename: str) -> bool:
+    """Whether a frame's file is a notebook or IPython cell (a module file is never rewritten as a cell)."""
+    if filename.startswith("<ipython-input-"):
+        return True
+    try:
+        from IPython import get_ipython
+
+        ip = get_ipython()
+        return ip is not None and filename in ip.compile._filename_map
+    except Exception:  # noqa: BLE001
+        return False
+
+
 def cell_source(filename: str) -> str | None:
     """The source of a cell (as the user typed it, magics included) or of a file, through linecache."""
     lines = linecache.getlines(filename)
@@ -306,7 +319,7 @@ def build_context(d: Diagnosis, source: str | None = None, line: int | None = No
     namespace = local = None
     if uf is not None:
         label = frame_label(uf, with_line=False)
-        if source is None and uf.kind == "user":
+        if source is None and uf.kind == "user" and is_cell(uf.filename):
             source = cell_source(uf.filename)
         if line is None:
             line = uf.lineno or None
