@@ -181,3 +181,32 @@ def test_cli_explain_with_cell(tmp_path):
     bad = subprocess.run([sys.executable, "-m", "jaxerrs", "explain", "-", "--cell", str(tmp_path / "nope.py")],
                          input=TRACEBACK, capture_output=True, text=True, timeout=300)
     assert bad.returncode == 2 and "--cell" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_records_name_registered_rules_and_every_rule_serves_a_record():
+    from jaxerrs.kb.records import all_records
+    from jaxerrs.rewrite.rules import RULES
+
+    named = {name: rid for rid, rec in all_records().items() for name in rec.rewrite}
+    unknown = {rid: name for name, rid in named.items() if name not in RULES}
+    assert not unknown, f"records name rules that do not exist: {unknown}"
+    orphans = set(RULES) - set(named)
+    assert not orphans, f"rules no record names: {sorted(orphans)}"
+
+
+FLAX_TRACEBACK = '''Traceback (most recent call last):
+  File "/home/me/train.py", line 12, in <module>
+    y = model(x)
+  File "/usr/lib/python3.11/site-packages/flax/nnx/nn/linear.py", line 422, in __call__
+    y = self.dot_general(inputs, kernel, (((inputs.ndim - 1,), (0,)), ((), ())), precision=self.precision)
+  File "/usr/lib/python3.11/site-packages/jax/_src/lax/lax.py", line 2600, in dot_general
+    raise TypeError(msg)
+TypeError: dot_general requires contracting dimensions to have the same shape, got (16,) and (8,).
+'''
+
+
+def test_user_frame_is_never_a_library_and_ecosystem_names_it():
+    d = jaxerrs.diagnose_text(FLAX_TRACEBACK).to_dict()
+    assert d["user_frame"] == {"file": "/home/me/train.py", "line": 12, "function": "<module>", "code": "y = model(x)"}
+    assert d["ecosystem"] == "flax"
+    assert d["record"]["id"] == "dot-general-contracting-mismatch"

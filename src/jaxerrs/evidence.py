@@ -106,6 +106,25 @@ def _locate(frames: list[Frame]) -> tuple[Frame | None, Frame | None]:
     return raise_frame, user
 
 
+# Libraries built on JAX: an error raised inside one, or passing through one, names it (``ecosystem``).
+ECOSYSTEM = ("flax", "optax", "equinox", "orbax", "chex", "haiku", "diffrax", "numpyro", "lineax",
+             "optimistix", "jraph", "distrax", "jaxopt", "penzai", "treescope")
+_PKG_OF = re.compile(r"[\\/](?:site|dist)-packages[\\/]([A-Za-z_]\w*)[\\/]")
+
+
+def ecosystem(ev: Evidence) -> str | None:
+    """The JAX library that raised the error or sits between the user's frame and the raise."""
+    frames = ev.frames
+    start = frames.index(ev.user_frame) + 1 if ev.user_frame in frames else 0
+    for f in frames[start:]:
+        m = _PKG_OF.search(f.filename)
+        if m and m.group(1) in ECOSYSTEM:
+            return m.group(1)
+    if ev.module and ev.module.split(".")[0] in ECOSYSTEM:
+        return ev.module.split(".")[0]
+    return None
+
+
 def _installed(f: Frame) -> bool:
     n = f.filename.replace("\\", "/")
     return "/site-packages/" in n or "/dist-packages/" in n

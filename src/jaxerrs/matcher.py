@@ -12,7 +12,7 @@ from pathlib import Path
 from jaxerrs import catalog as catalog_mod
 from jaxerrs import templates
 from jaxerrs.diagnosis import Candidate, Diagnosis, SiteRef
-from jaxerrs.evidence import Evidence, from_exception, from_text
+from jaxerrs.evidence import Evidence, ecosystem, from_exception, from_text
 from jaxerrs.kb.records import Record, all_records
 
 # Names one class goes by across JAX versions.
@@ -274,6 +274,7 @@ def _diagnose(ev: Evidence) -> Diagnosis:
     d = Diagnosis(ev, is_jax)
     if not is_jax:
         return d
+    d.ecosystem = ecosystem(ev)
     d.site = site
     record = rec_hits[0] if rec_hits else None
     d.record = record.record if record else None
