@@ -71,7 +71,14 @@ def main() -> None:
     def render(exc: BaseException) -> str:
         return itb.stb2text(itb.structured_traceback(type(exc), exc, exc.__traceback__))
 
+    from jaxerrs.views import render_html
+
+    def panel_html(exc: BaseException) -> str:
+        """What the panel costs: diagnose + the panel's HTML (the rewrite is computed after it shows)."""
+        return render_html(jaxerrs.diagnose(exc), with_rewrite=False)
+
     live, ipy, ratios = [], [], []
+    panel_t, panel_r = [], []
     final_t, full_t, final_r, full_r = [], [], [], []
     for _case, exc in errors:
         t_ipy = best_of(lambda exc=exc: render(exc), args.repeat)
@@ -79,6 +86,10 @@ def main() -> None:
         live.append(t_diag)
         ipy.append(t_ipy)
         ratios.append(t_diag / t_ipy)
+        panel_html(exc)  # first render of this record: its code is highlighted once, then cached
+        t_panel = best_of(lambda exc=exc: panel_html(exc), args.repeat)
+        panel_t.append(t_panel)
+        panel_r.append(t_panel / t_ipy)
         final = "".join(traceback.format_exception_only(type(exc), exc))
         full = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
         t_final = best_of(lambda t=final: jaxerrs.diagnose_text(t), args.repeat)
@@ -97,6 +108,9 @@ def main() -> None:
     print(f"    jaxerrs.diagnose                       median {ms(median(live))}  p90 {ms(pct(live, 90))}")
     print(f"    ratio diagnose / IPython rendering     median {median(ratios):7.1%}  p90 {pct(ratios, 90):7.1%}  "
           f"max {max(ratios):7.1%}   (target: median <= 10%)")
+    print(f"    diagnose + panel HTML                  median {ms(median(panel_t))}  p90 {ms(pct(panel_t, 90))}")
+    print(f"    ratio (diagnose + HTML) / IPython       median {median(panel_r):7.1%}  p90 {pct(panel_r, 90):7.1%}  "
+          "(target: median <= 10%)")
     print()
     print("(2) text: jaxerrs.diagnose_text with the full catalog and records loaded")
     print(f"    final line      median {ms(median(final_t))}  p90 {ms(pct(final_t, 90))}   "

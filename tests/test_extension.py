@@ -100,6 +100,10 @@ def test_last_show_fix_and_help(shell):
         shell.run_line_magic("jaxerr", "show no-such-record")
     shell.rl_next_input = None
     cap, _ = run(shell, "%jaxerr fix")
+    # The user's own cell, fixed (the example fix is for `%jaxerr fix ID`).
+    assert "where(x > 0, x, -x)" in (shell.rl_next_input or "") and "fixed (" in cap.stdout
+    shell.rl_next_input = None
+    run(shell, "%jaxerr fix tracer-bool-conversion")
     assert "jnp.where" in (shell.rl_next_input or "")
     cap, result = run(shell, "%jaxerr show --help")
     assert "%jaxerr show [-h] id" in cap.stdout and result.error_in_exec is None

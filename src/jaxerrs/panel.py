@@ -65,9 +65,9 @@ class Panel(widgets.VBox):
             if self.diagnosis.rewrite is None:
                 return
             v = views.build(self.diagnosis)
+            self._actions.code = self._fix_code(v)  # before the diff shows: a click then inserts the fixed cell
             self._main.value = self._main_html(v)
             self._more.value = views.more_html(v)
-            self._actions.code = self._fix_code(v)
             if self._actions not in self.children:
                 self.children = (self.children[0], self._actions, *self.children[1:])
             self._refresh_static()

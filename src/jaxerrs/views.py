@@ -11,6 +11,7 @@ import linecache
 import os
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -234,8 +235,12 @@ def _li(items: list[str], ordered: bool = False) -> str:
     return f"<{tag}>" + "".join(f"<li>{_inline(x)}</li>" for x in items) + f"</{tag}>"
 
 
+@lru_cache(maxsize=2048)
 def highlight(code: str) -> str:
-    """Pygments-highlighted code, escaped; token classes are styled by panel.css."""
+    """Pygments-highlighted code, escaped; token classes are styled by panel.css.
+
+    Cached: a record's code is the same every time its panel shows, and highlighting is most of a
+    panel's cost."""
     try:
         from pygments import highlight as pyg
         from pygments.formatters import HtmlFormatter
