@@ -205,6 +205,8 @@ class Context:
         """Source with ``old`` replaced by ``new`` (identity within this context's tree), imports added."""
         base = module if module is not None else self.module
         assert base is not None
+        if module is None and old not in self.positions:
+            raise ValueError("replace(): the node is not in this cell's tree (a with_changes copy?)")
         out = base.deep_replace(old, new)
         assert isinstance(out, cst.Module)
         return add_imports(out, [i for i in (imports or []) if i]).code
@@ -257,7 +259,10 @@ def add_imports(module: cst.Module, statements: list[str]) -> cst.Module:
         if lead:
             new[0] = new[0].with_changes(leading_lines=lead)
             body[0] = first.with_changes(leading_lines=())
-    return module.with_changes(body=body[:at] + new + body[at:])
+    rest = body[at:]
+    if rest and isinstance(rest[0], (cst.FunctionDef, cst.ClassDef)) and not rest[0].leading_lines:
+        rest[0] = rest[0].with_changes(leading_lines=[cst.EmptyLine()])
+    return module.with_changes(body=body[:at] + new + rest)
 
 
 def _user_tb_frame(exc: BaseException, filename: str, lineno: int) -> Any:

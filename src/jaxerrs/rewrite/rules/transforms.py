@@ -95,10 +95,6 @@ def _append_arg(call: cst.Call, arg: cst.Arg) -> cst.Call:
     return call.with_changes(args=[*args, arg])
 
 
-def _strip(expr: cst.BaseExpression) -> cst.BaseExpression:
-    return expr.with_changes(lpar=[], rpar=[]) if getattr(expr, "lpar", None) else expr
-
-
 def _paren(expr: cst.BaseExpression) -> cst.BaseExpression:
     """``expr`` wrapped in parentheses when a trailing ``.attr`` would otherwise bind to part of it."""
     if isinstance(expr, (cst.Name, cst.Attribute, cst.Call, cst.Subscript, cst.Integer, cst.Float)) or expr.lpar:
@@ -120,7 +116,6 @@ def _assigned(ctx: Context, name: str) -> cst.BaseExpression | None:
 
 def _value(ctx: Context, expr: cst.BaseExpression) -> Any:
     """The live value of a simple expression (name, ``a.b``, ``a["k"]``, ``a[0]``, number) or _MISSING."""
-    expr = _strip(expr)
     if isinstance(expr, cst.Name):
         for scope in (ctx.locals, ctx.namespace):
             if scope is not None and expr.value in scope:
@@ -128,6 +123,11 @@ def _value(ctx: Context, expr: cst.BaseExpression) -> Any:
         return _MISSING
     if isinstance(expr, (cst.Integer, cst.Float)):
         return expr.evaluated_value
+    if isinstance(expr, (cst.Tuple, cst.List)) and not any(isinstance(e, cst.StarredElement) for e in expr.elements):
+        items = [_value(ctx, e.value) for e in expr.elements]
+        if any(v is _MISSING for v in items):
+            return _MISSING
+        return tuple(items) if isinstance(expr, cst.Tuple) else items
     if isinstance(expr, cst.Attribute):
         base = _value(ctx, expr.value)
         d = getattr(base, "__dict__", None) if base is not _MISSING else None
@@ -191,7 +191,6 @@ def _path(text: str) -> list[Any] | None:
 
 def _navigate(ctx: Context, expr: cst.BaseExpression, path: list[Any], depth: int = 0) -> cst.BaseExpression | None:
     """The sub-expression of a tuple/list/dict literal at ``path`` (following ``name = ...`` once or twice)."""
-    expr = _strip(expr)
     if isinstance(expr, cst.Name) and depth < 3:
         value = _assigned(ctx, expr.value)
         return _navigate(ctx, value, path, depth + 1) if value is not None else (None if path else expr)
@@ -229,7 +228,6 @@ def _np_module(ctx: Context, func: cst.BaseExpression) -> str | None:
 
 def _with_dtype(ctx: Context, expr: cst.BaseExpression, dtype: str) -> tuple[cst.BaseExpression, list[str | None]] | None:
     """``expr`` rewritten to produce ``dtype`` by changing how it is built (its dtype, its literal)."""
-    expr = _strip(expr) if not isinstance(expr, cst.Tuple) else expr
     lit = _literal(expr)
     if isinstance(lit, (int, float)) and not isinstance(lit, bool):
         if dtype == "float32" and lit == int(lit):
@@ -298,7 +296,6 @@ class _Branch:
 
 
 def _branch(ctx: Context, expr: cst.BaseExpression) -> _Branch | None:
-    expr = _strip(expr)
     if isinstance(expr, cst.Lambda):
         return _Branch(expr, [expr.body])
     if isinstance(expr, cst.Name):
@@ -417,14 +414,14 @@ def scan_carry_shape(ctx: Context) -> Edit | None:
         return None
     fill = _scalar_fill(ctx, leaf)
     xs_arg = _arg(call, 2, "xs")
-    if fill is None or xs_arg is None or not isinstance(_strip(xs_arg.value), cst.Name):
+    if fill is None or xs_arg is None or not isinstance(xs_arg.value, cst.Name):
         return None
     xs = _value(ctx, xs_arg.value)
     shape = _shape(xs)
     if shape is None or tuple(shape[1:]) != b[1] or str(getattr(xs, "dtype", "")) != b[0]:
         return None
     jnp, imp = ctx.need("jax.numpy", "jnp")
-    xs_name = _strip(xs_arg.value).value  # type: ignore[attr-defined]
+    xs_name = xs_arg.value.value  # type: ignore[attr-defined]
     new = cst.parse_expression(f"{jnp}.zeros_like({xs_name}[0])" if fill == 0 else
                                f"{jnp}.ones_like({xs_name}[0])" if fill == 1 else
                                f"{jnp}.full_like({xs_name}[0], {fill!r})")
@@ -445,7 +442,8 @@ def _scalar_fill(ctx: Context, leaf: cst.BaseExpression) -> float | None:
         if attr in _DTYPES and pos is not None and len(leaf.args) == 1:
             v = _literal(pos[0].value)
             return v if isinstance(v, (int, float)) else None
-        if attr in ("zeros", "ones") and pos and _strip(pos[0].value).deep_equals(cst.Tuple([])):
+        shape = pos[0].value if pos else None
+        if attr in ("zeros", "ones") and isinstance(shape, (cst.Tuple, cst.List)) and not shape.elements:
             return 0 if attr == "zeros" else 1
     return None
 
@@ -481,7 +479,6 @@ def carry_container(ctx: Context) -> Edit | None:
     for out in body.outs:
         carry = out
         if name == "jax.lax.scan":
-            out = _strip(out)
             if not isinstance(out, cst.Tuple) or len(out.elements) != 2:
                 return None
             carry = out.elements[0].value
@@ -509,7 +506,6 @@ def carry_container(ctx: Context) -> Edit | None:
 
 def _navigate_literal(expr: cst.BaseExpression, path: list[Any]) -> cst.BaseExpression | None:
     for key in path:
-        expr = _strip(expr)
         if isinstance(expr, (cst.Tuple, cst.List)) and isinstance(key, int) and -len(expr.elements) <= key < len(
                 expr.elements):
             expr = expr.elements[key].value
@@ -539,13 +535,20 @@ def scan_body_pair(ctx: Context) -> Edit | None:
     call = calls[0]
     f_arg = _arg(call, 0, "f")
     body = _branch(ctx, f_arg.value) if f_arg is not None else None
-    got = ctx.values.get("output") or ""
-    if body is None or not got:
+    got = (ctx.values.get("output") or "").strip()
+    if body is None or not got or got[0] in "[{":  # a list or dict output: what the user meant is unclear
         return None
+    if isinstance(body.node, cst.FunctionDef):  # a body also called elsewhere would break there
+        name = body.node.name
+        if any(n.value == name.value and n is not name for n in ctx.nodes(cst.Name)  # type: ignore[attr-defined]
+               if n is not f_arg.value):  # type: ignore[union-attr]
+            return None
     n_out = _count_top(got)
     pairs: list[tuple[cst.CSTNode, cst.CSTNode]] = []
     for out in body.outs:
-        s = _strip(out)
+        if isinstance(out, (cst.List, cst.Dict)):
+            return None
+        s = out
         if isinstance(s, cst.Tuple):
             if len(s.elements) != n_out or n_out < 3 or any(isinstance(e, cst.StarredElement) for e in s.elements):
                 return None
@@ -593,7 +596,10 @@ def _scan_site(ctx: Context, call: cst.Call, n_out: int) -> Any:
     """The edit of the statement using the scan's result: None when none is needed, _MISSING when unsure."""
     parent = ctx.parent(call)
     if isinstance(parent, cst.Subscript) and parent.value is call:
-        return None  # lax.scan(...)[0] already takes the carry
+        index = parent.slice[0].slice if len(parent.slice) == 1 else None
+        if isinstance(index, cst.Index) and _literal(index.value) == 0:
+            return None  # lax.scan(...)[0] already takes the carry
+        return _MISSING
     if isinstance(parent, cst.Assign) and parent.value is call and len(parent.targets) == 1:
         target = parent.targets[0].target
         if n_out == 1:
@@ -615,15 +621,9 @@ def _scan_site(ctx: Context, call: cst.Call, n_out: int) -> Any:
                 comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))), cst.Element(ys)])
             return target, new_t
         return _MISSING
-    if n_out != 1:
+    if n_out != 1 or not isinstance(parent, (cst.Return, cst.Arg, cst.BinaryOperation, cst.Element)):
         return _MISSING
-    if isinstance(parent, (cst.Return, cst.Arg, cst.BinaryOperation, cst.Assign)) or isinstance(
-            parent, cst.Element):
-        if isinstance(parent, cst.Assign):
-            return _MISSING
-        new_call = cst.Subscript(value=call, slice=[cst.SubscriptElement(cst.Index(cst.Integer("0")))])
-        return call, new_call
-    return _MISSING
+    return call, cst.Subscript(value=call, slice=[cst.SubscriptElement(cst.Index(cst.Integer("0")))])
 
 
 # ---------------------------------------------------------------------------------------------- cond / switch
@@ -657,7 +657,7 @@ def branch_dtype(ctx: Context) -> Edit | None:
         pos = _positional(call)
         if pos is None or len(pos) < 2:
             return None
-        branches = _strip(pos[1].value)
+        branches = pos[1].value
         if isinstance(branches, cst.Name):
             branches = _assigned(ctx, branches.value)
         if not isinstance(branches, (cst.List, cst.Tuple)) or any(
@@ -674,40 +674,44 @@ def branch_dtype(ctx: Context) -> Edit | None:
     if path is None or ta is None or tb is None:
         return None
     types = {idx[0]: ta, idx[1]: tb}
-    found: dict[int, list[cst.BaseExpression]] = {}
+    leaves: dict[int, cst.BaseExpression] = {}
     infos: dict[int, _Branch] = {}
-    for i in idx:
-        br = _branch(ctx, exprs[i])
-        if br is None:
-            continue
-        leaves = [_navigate_literal(o, path) for o in br.outs]
-        if all(leaf is not None for leaf in leaves):
-            found[i], infos[i] = leaves, br  # type: ignore[assignment]
+    for k in range(len(exprs)):
+        br = _branch(ctx, exprs[k])
+        leaf = _navigate_literal(br.outs[0], path) if br is not None and len(br.outs) == 1 else None
+        if br is not None and leaf is not None:
+            leaves[k], infos[k] = leaf, br
     # which branch is the odd one: the one returning a literal placeholder, else an integer result
     options = []
     for odd in idx:
         ref = idx[1] if odd == idx[0] else idx[0]
-        if odd not in found:
-            continue
-        fixes = [_branch_fix(ctx, leaf, types[odd], types[ref], infos[odd], operands) for leaf in found[odd]]
-        if all(f is not None for f in fixes):
-            options.append((min(f[2] for f in fixes), odd, ref, fixes))  # type: ignore[index]
-    if not options:
-        return None
+        fix = _branch_fix(ctx, leaves[odd], types[odd], types[ref], infos[odd], operands) if odd in leaves else None
+        if fix is not None:
+            options.append((fix[2], odd, ref, fix))
     options.sort(key=lambda o: o[0])
-    if len(options) > 1 and options[0][0] == options[1][0]:
+    if not options or (len(options) > 1 and options[0][0] == options[1][0]):
         return None
-    rank, odd, ref, fixes = options[0]
-    pairs = [(leaf, f[0]) for leaf, f in zip(found[odd], fixes, strict=True)]  # type: ignore[index]
-    imports = [i for f in fixes for i in f[1]]  # type: ignore[index]
-    safety = "safe" if all(f[3] for f in fixes) else "review"  # type: ignore[index]
-    name = (("true_fun", "false_fun")[odd] if cm else f"branch {odd}")
+    _, odd, ref, fix = options[0]
+    changed = {odd: fix}
+    for k, leaf in leaves.items():  # switch: other branches returning a bare literal need the same change
+        lit = _literal(leaf)
+        if k in idx or isinstance(lit, bool) or not isinstance(lit, (int, float)):
+            continue
+        more = _branch_fix(ctx, leaf, ("int32" if isinstance(lit, int) else "float32", ()), types[ref], infos[k],
+                           operands)
+        if more is not None and _code(more[0]) != ctx.code(leaf):
+            changed[k] = more
+    pairs = [(leaves[k], f[0]) for k, f in changed.items()]
+    imports = [i for f in changed.values() for i in f[1]]
+    safety = "safe" if all(f[3] for f in changed.values()) else "review"
+    names = ", ".join(("true_fun", "false_fun")[k] if cm else f"branch {k}" for k in changed)
     dt, shape = types[ref]
-    olds = ", ".join(f"`{ctx.code(leaf)}`" for leaf in found[odd])
-    news = ", ".join(f"`{_code(f[0])}`" for f in fixes)  # type: ignore[index]
-    summary = f"{name} now returns {news} instead of {olds}, so both branches give {dt}{list(shape)}"
+    olds = ", ".join(f"`{ctx.code(leaves[k])}`" for k in changed)
+    news = ", ".join(f"`{_code(f[0])}`" for f in changed.values())
+    summary = (f"{names} now return{'s' if len(changed) == 1 else ''} {news} instead of {olds}, so "
+               f"{'both' if cm else 'all'} branches give {dt}{list(shape)}")
     if safety == "review":
-        summary += "; check that this value is what that branch should produce"
+        summary += "; check that this value is what the branch should produce"
     return Edit(ctx.replace_many(pairs, imports=imports), safety, summary + ".")
 
 
@@ -733,7 +737,7 @@ def _branch_fix(ctx: Context, leaf: cst.BaseExpression, have: tuple[str, tuple[i
             return None
         fixed = _with_dtype(ctx, leaf, dt)
         return (fixed[0], fixed[1], 0, True) if fixed else None
-    s = _strip(leaf)
+    s = leaf
     if isinstance(s, cst.Call) and isinstance(s.func, cst.Attribute) and _np_module(ctx, s.func) and (
             s.func.attr.value in _DTYPES):
         fixed = _with_dtype(ctx, s, dt)
@@ -779,7 +783,7 @@ def fori_bounds_int(ctx: Context) -> Edit | None:
     arg = _arg(calls[0], which, ("lower", "upper")[which])
     if arg is None:
         return None
-    bound = _strip(arg.value)
+    bound = arg.value
     lit = _literal(bound)
     side = ("lower", "upper")[which]
     if isinstance(lit, float):
@@ -803,12 +807,11 @@ def fori_bounds_int(ctx: Context) -> Edit | None:
 
 
 def _is_int(ctx: Context, expr: cst.BaseExpression) -> bool:
+    """Whether ``expr`` is a Python int or an integer scalar (array or tracer), from its live value."""
     v = _value(ctx, expr)
     if v is _MISSING or isinstance(v, bool):
         return False
-    if isinstance(v, int):
-        return True
-    return _shape(v) == () and _kind(str(getattr(v, "dtype", "f"))) == "i" and "int" in str(getattr(v, "dtype", ""))
+    return isinstance(v, int) or (_shape(v) == () and "int" in str(getattr(v, "dtype", "")))
 
 
 # ---------------------------------------------------------------------------------------------- vmap
@@ -818,21 +821,19 @@ class _Vmap:
     """Where a vmapped function's ``in_axes`` is written: ``vmap(f, in_axes=...)`` or a decorator."""
 
     def __init__(self, node: cst.Call | cst.Decorator, fn: cst.BaseExpression | cst.FunctionDef | None,
-                 in_axes: cst.Arg | None, partial: bool) -> None:
+                 in_axes: cst.Arg | None) -> None:
         self.node = node  # the vmap(...) / partial(vmap, ...) call, or a bare @jax.vmap decorator
-        self.fn = fn
+        self.fn = fn  # the mapped function
         self.in_axes = in_axes
-        self.partial = partial
 
 
 def _vmap_of(ctx: Context, expr: cst.BaseExpression, depth: int = 0) -> _Vmap | None:
     """The vmap that ``expr`` (the function a call calls) is, following names bound in the cell."""
-    expr = _strip(expr)
     if isinstance(expr, cst.Call):
         full = _full_name(ctx, expr.func)
         if full == "jax.vmap":
             f = _arg(expr, 0, "fun")
-            return _Vmap(expr, f.value if f else None, _arg(expr, 1, "in_axes"), False)
+            return _Vmap(expr, f.value if f else None, _arg(expr, 1, "in_axes"))
         if full == "jax.jit":  # jax.jit(jax.vmap(...))
             f = _arg(expr, 0, "fun")
             return _vmap_of(ctx, f.value, depth + 1) if f is not None and depth < 3 else None
@@ -848,11 +849,11 @@ def _vmap_of(ctx: Context, expr: cst.BaseExpression, depth: int = 0) -> _Vmap | 
         for dec in fn.decorators:
             d = dec.decorator
             if _full_name(ctx, d) == "jax.vmap":
-                found.append(_Vmap(dec, fn, None, False))
+                found.append(_Vmap(dec, fn, None))
             elif isinstance(d, cst.Call) and _full_name(ctx, d.func) == "functools.partial":
                 pos = _positional(d)
                 if pos and _full_name(ctx, pos[0].value) == "jax.vmap":
-                    found.append(_Vmap(d, fn, _arg(d, 1, "in_axes"), True))
+                    found.append(_Vmap(d, fn, _arg(d, 1, "in_axes")))
         return found[0] if len(found) == 1 else None
     return None
 
@@ -865,7 +866,12 @@ def _vmapped_call(ctx: Context) -> tuple[cst.Call, _Vmap] | None:
             vm = _vmap_of(ctx, c.func)
             if vm is not None:
                 hits.append((c, vm))
-    return hits[0] if hits else None
+    if not hits:
+        return None
+    fn = hits[0][1].fn
+    if isinstance(fn, cst.Call) and _vmap_of(ctx, fn) is not None:
+        return None  # vmap of a vmap: which of the two failed is not known
+    return hits[0]
 
 
 def _fn_params(ctx: Context, fn: cst.BaseExpression | cst.FunctionDef | None) -> list[str] | None:
@@ -874,7 +880,6 @@ def _fn_params(ctx: Context, fn: cst.BaseExpression | cst.FunctionDef | None) ->
         return None
     if isinstance(fn, cst.FunctionDef):
         return _params(fn)
-    fn = _strip(fn)
     if isinstance(fn, cst.Lambda):
         return _params(fn)
     if isinstance(fn, cst.Name):
@@ -899,7 +904,6 @@ def _axes_value(node: cst.BaseExpression | None) -> Any:
     """The Python value of an ``in_axes`` literal (ints, None, tuples, lists, dicts) or _MISSING."""
     if node is None:
         return 0
-    node = _strip(node)
     try:
         return ast.literal_eval(_code(node))
     except (ValueError, SyntaxError):
@@ -917,11 +921,10 @@ def _axes_code(value: Any) -> str:
     return repr(value)
 
 
-def _set_in_axes(ctx: Context, vm: _Vmap, value: Any, extra: list[tuple[cst.CSTNode, cst.CSTNode]] | None = None,
-                 node_value: cst.BaseExpression | None = None) -> tuple[str, list[str | None]]:
-    """The cell with the vmap's ``in_axes`` set to ``value`` (or to ``node_value`` as written)."""
-    new_val = node_value if node_value is not None else cst.parse_expression(_axes_code(value))
-    pairs = list(extra or [])
+def _set_in_axes(ctx: Context, vm: _Vmap, value: Any) -> str:
+    """The cell with the vmap's ``in_axes`` set to ``value`` (added where it was not written)."""
+    new_val = cst.parse_expression(_axes_code(value))
+    pairs: list[tuple[cst.CSTNode, cst.CSTNode]] = []
     imports: list[str | None] = []
     if vm.in_axes is not None:
         pairs.append((vm.in_axes.value, new_val))
@@ -936,7 +939,7 @@ def _set_in_axes(ctx: Context, vm: _Vmap, value: Any, extra: list[tuple[cst.CSTN
                         args=[cst.Arg(dec.decorator, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
                               _kwarg("in_axes", new_val)])
         pairs.append((dec, dec.with_changes(decorator=call)))
-    return ctx.replace_many(pairs, imports=imports), imports
+    return ctx.replace_many(pairs, imports=imports)
 
 
 def _leaves(v: Any) -> list[Any] | None:
@@ -1034,7 +1037,7 @@ def vmap_in_axes(ctx: Context) -> Edit | None:
     if mm:
         return _in_axes_length(ctx, call, vm, axes, int(mm.group(1)), int(mm.group(2)))
     if "tree prefix" in ctx.message:
-        return _in_axes_prefix(ctx, call, vm, axes)
+        return _in_axes_prefix(ctx, call, vm)
     return None
 
 
@@ -1068,7 +1071,7 @@ def _in_axes_length(ctx: Context, call: cst.Call, vm: _Vmap, axes: Any, n: int, 
         if not (isinstance(v, (tuple, list)) and len(v) == n) or params is None or len(params) != 1:
             return None
         new_axes = (tuple(axes) if isinstance(v, tuple) else list(axes),)
-        source, _ = _set_in_axes(ctx, vm, new_axes)
+        source = _set_in_axes(ctx, vm, new_axes)
         return Edit(source, "safe", f"`in_axes` is wrapped as `{_axes_code(new_axes)}`: its entries describe the "
                     f"elements of the single argument `{ctx.code(positional[0].value)}`, and in_axes needs one "
                     "entry per positional argument.")
@@ -1083,7 +1086,7 @@ def _in_axes_length(ctx: Context, call: cst.Call, vm: _Vmap, axes: Any, n: int, 
         if any(e is _MISSING for e in extra):
             return None
         new_axes = tuple(entries + extra)
-        source, _ = _set_in_axes(ctx, vm, new_axes)
+        source = _set_in_axes(ctx, vm, new_axes)
         names = ", ".join(f"`{ctx.code(a.value)}` -> {e}" for a, e in zip(positional[n:], extra, strict=True))
         return Edit(source, "review",
                     f"`in_axes` gets one entry per argument, `{_axes_code(new_axes)}` ({names}, judged from their "
@@ -1091,7 +1094,7 @@ def _in_axes_length(ctx: Context, call: cst.Call, vm: _Vmap, axes: Any, n: int, 
     return None
 
 
-def _in_axes_prefix(ctx: Context, call: cst.Call, vm: _Vmap, axes: Any) -> Edit | None:
+def _in_axes_prefix(ctx: Context, call: cst.Call, vm: _Vmap) -> Edit | None:
     mm = re.search(r"key path\s+vmap in_axes((?:\[[^\]]+\])+)", ctx.message)
     path = _path(mm.group(1)) if mm else None
     if path is None or vm.in_axes is None:
@@ -1115,16 +1118,18 @@ def _in_axes_prefix(ctx: Context, call: cst.Call, vm: _Vmap, axes: Any) -> Edit 
                     f"The `in_axes` entry `{ctx.code(node)}` is written as a {types.group(2)}, the container type "
                     "of the argument it describes (pytree prefixes must match container types).")
     keys = re.search(r"with \d+ child keys\s+(.*?)\s+but at the same key path the full pytree has a subtree of the "
-                     r"same type but with \d+ child keys\s+(.*?)\s+so", ctx.message, re.S)
-    if keys and isinstance(node, cst.Dict):
-        return _dict_axes(ctx, call, vm, node, path, keys.group(2).split())
+                     r"same type but with \d+ child keys", ctx.message, re.S)
+    lengths = re.search(r"subtree of type (?:tuple|list) of length \d+, but the full pytree has a subtree of the same "
+                        r"type but of length \d+", ctx.message)
+    if (keys and isinstance(node, cst.Dict)) or (lengths and isinstance(node, (cst.Tuple, cst.List))):
+        return _pad_axes(ctx, call, vm, node, path)
     return None
 
 
-def _dict_axes(ctx: Context, call: cst.Call, vm: _Vmap, node: cst.Dict, path: list[Any],
-               full_keys: list[str]) -> Edit | None:
-    """A dict in ``in_axes`` missing keys of the argument: each missing key is mapped when its value has the
-    batch size along the dict's axis, else None."""
+def _pad_axes(ctx: Context, call: cst.Call, vm: _Vmap, node: cst.Dict | cst.Tuple | cst.List,
+              path: list[Any]) -> Edit | None:
+    """A dict in ``in_axes`` missing keys of its argument, or a tuple shorter than it: each missing entry is
+    mapped when its value has the batch size along the others' axis, else None (judged from live values)."""
     positional = _positional(call)
     if positional is None or not path or not isinstance(path[0], int) or path[0] >= len(positional):
         return None
@@ -1132,43 +1137,59 @@ def _dict_axes(ctx: Context, call: cst.Call, vm: _Vmap, node: cst.Dict, path: li
     for key in path[1:]:
         v = v[key] if isinstance(v, (dict, list, tuple)) and v is not _MISSING else _MISSING
     axes = _axes_value(node)
-    if not isinstance(v, dict) or not isinstance(axes, dict) or any(not isinstance(k, str) for k in v):
+    if isinstance(node, cst.Dict):
+        if not isinstance(v, dict) or not isinstance(axes, dict) or any(not isinstance(k, str) for k in v):
+            return None
+        if not set(axes) < set(v):
+            return None
+        keys: list[Any] = list(axes)
+        missing: list[Any] = [k for k in v if k not in axes]
+    else:
+        if not isinstance(v, (tuple, list)) or not isinstance(axes, (tuple, list)) or len(axes) >= len(v):
+            return None
+        keys, missing = list(range(len(axes))), list(range(len(axes), len(v)))
+    given = [axes[k] for k in keys]
+    if any(e is not None and not isinstance(e, int) for e in given):
         return None
-    if set(v) != set(full_keys) or not set(axes) < set(v):
-        return None
-    ints = {e for e in axes.values() if isinstance(e, int)}
-    if len(ints) != 1 or any(e is not None and not isinstance(e, int) for e in axes.values()):
-        return None
-    axis = ints.pop()
-    size = _batch_size([v[k] for k in axes], list(axes.values()))
+    # the batch: the mapped leaves of this entry and of the other arguments
+    mapped = [(v[k], axes[k]) for k in keys if isinstance(axes[k], int)]
+    top = _entries(_axes_value(vm.in_axes.value if vm.in_axes is not None else None), len(positional))
+    for i, e in enumerate(top or []):
+        other = _value(ctx, positional[i].value) if i != path[0] and isinstance(e, int) else _MISSING
+        if other is not _MISSING:
+            mapped.append((other, e))
+    ints = {e for _, e in mapped}
+    size = _batch_size([p[0] for p in mapped], [p[1] for p in mapped]) if len(ints) == 1 else None
     if size is None:
         return None
-    new_axes = dict(axes)
-    for k in v:
-        if k not in axes:
-            e = _broadcast_entry(v[k], size, axis)
-            if e is _MISSING:
-                return None
-            new_axes[k] = e
-    added = [k for k in v if k not in axes]
+    axis = ints.pop()
+    added = {}
+    for k in missing:
+        e = _broadcast_entry(v[k], size, axis)
+        if e is _MISSING:
+            return None
+        added[k] = e
     elements = list(node.elements)
     if elements and not isinstance(elements[-1].comma, cst.Comma):
         elements[-1] = elements[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-    quote = '"' if any(isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString)
-                       and e.key.value.startswith('"') for e in elements) else "'"
-    new_els = [cst.DictElement(cst.parse_expression(f"{quote}{k}{quote}"), cst.parse_expression(repr(new_axes[k])),
-                               comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
-               for k in added]
+    elif elements and len(elements) == 1 and isinstance(node, cst.Tuple):
+        elements[-1] = elements[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+    comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+    if isinstance(node, cst.Dict):
+        quote = '"' if any(isinstance(e, cst.DictElement) and isinstance(e.key, cst.SimpleString)
+                           and e.key.value.startswith('"') for e in elements) else "'"
+        new_els: list[Any] = [cst.DictElement(cst.parse_expression(f"{quote}{k}{quote}"),
+                                              cst.parse_expression(repr(e)), comma=comma) for k, e in added.items()]
+        desc = ", ".join(f"`{k}`: {e}" for k, e in added.items())
+    else:
+        new_els = [cst.Element(cst.parse_expression(repr(e)), comma=comma) for e in added.values()]
+        desc = ", ".join(f"element {k}: {e}" for k, e in added.items())
     new_els[-1] = new_els[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
     new = node.with_changes(elements=elements + new_els)
-    desc = ", ".join(f"`{k}`: {new_axes[k]}" for k in added)
+    what = "dict" if isinstance(node, cst.Dict) else "tuple"
     return Edit(ctx.replace(node, new), "review",
-                f"The `in_axes` dict gets the keys it lacked ({desc}, judged from their shapes: batched entries "
-                "map, others are shared); check those entries.")
-
-
-_SIZE_LINE = re.compile(r"(?:one axis|most axes \(\d+ of them\)|some axes \(\d+ of them\)) had size (\d+)(?:, e\.g\.)?:? "
-                        r"axis (\d+) of (?:argument (\S+)|(args\[\d+\])) of type (\S+?)[;,]?$", re.M)
+                f"The `in_axes` {what} gets the entries it lacked ({desc}, judged from their shapes: batched "
+                "entries map, others are shared); check those entries.")
 
 
 @rule("vmap-broadcast-arg")
@@ -1187,8 +1208,8 @@ def vmap_broadcast_arg(ctx: Context) -> Edit | None:
     values = _arg_values(ctx, positional)
     if entries is None or values is None:
         return None
-    # the size each argument is mapped with (all its leaves must agree)
-    sizes: dict[int, int] = {}
+    # the sizes each argument's leaves are mapped with; an argument whose leaves disagree cannot be mapped
+    leaf_sizes: dict[int, set[int]] = {}
     per_example: dict[int, list[tuple[int, ...]]] = {}
     for i, (v, ax) in enumerate(zip(values, entries, strict=True)):
         if ax is None:
@@ -1198,39 +1219,35 @@ def vmap_broadcast_arg(ctx: Context) -> Edit | None:
         leaves = _leaves(v)
         if not leaves:
             return None
-        got = set()
-        per_example[i] = []
+        leaf_sizes[i], per_example[i] = set(), []
         for leaf in leaves:
             s = _shape(leaf)
             if s is None or not -len(s) <= ax < len(s):
                 return None
-            got.add(s[ax])
+            leaf_sizes[i].add(s[ax])
             per_example[i].append(s[:ax] + s[ax + 1:] if ax >= 0 else s)
-        if len(got) != 1:
-            return None
-        sizes[i] = got.pop()
     groups: dict[int, list[int]] = {}
-    for i, s in sizes.items():
-        groups.setdefault(s, []).append(i)
-    if len(groups) < 2:
-        return None
+    for i, sz in leaf_sizes.items():
+        if len(sz) == 1:
+            groups.setdefault(next(iter(sz)), []).append(i)
     ranked = sorted(groups.items(), key=lambda kv: -len(kv[1]))
-    if len(ranked[0][1]) > len(ranked[1][1]):
-        candidates = [ranked[0][0]]
-    else:  # a tie: the batch is the group whose examples use the other's size
-        top = len(ranked[0][1])
-        candidates = [s for s, idx in ranked if len(idx) == top]
+    if not ranked:
+        return None
+    top = len(ranked[0][1])
+    # the batch size: the one most arguments share; on a tie, the group whose examples use the others' sizes
+    candidates = [size for size, idx in ranked if len(idx) == top]
     choices = []
     for batch in candidates:
-        odd = [i for i, s in sizes.items() if s != batch]
-        if all(_looks_shared(sizes[i], i, odd, per_example, sizes, values, groups[batch]) for i in odd):
+        odd = [i for i, sz in leaf_sizes.items() if sz != {batch}]
+        if odd and all(batch not in leaf_sizes[i] for i in odd) and all(
+                _looks_shared(i, odd, per_example, leaf_sizes, values, groups[batch]) for i in odd):
             choices.append((batch, odd))
     if len(choices) != 1:
         return None
     batch, odd = choices[0]
     new_entries = [None if i in odd else e for i, e in enumerate(entries)]
     new_axes = tuple(new_entries)
-    source, _ = _set_in_axes(ctx, vm, new_axes)
+    source = _set_in_axes(ctx, vm, new_axes)
     names = ", ".join(f"`{ctx.code(positional[i].value)}`" for i in odd)
     return Edit(source, "review",
                 f"{names} {'is' if len(odd) == 1 else 'are'} no longer mapped (`in_axes={_axes_code(new_axes)}`): "
@@ -1239,20 +1256,15 @@ def vmap_broadcast_arg(ctx: Context) -> Edit | None:
                 f"{'it is' if len(odd) == 1 else 'they are'} not a batch sliced to another length.")
 
 
-def _looks_shared(size: int, i: int, odd: list[int], per_example: dict[int, list[tuple[int, ...]]],
-                  sizes: dict[int, int], values: list[Any], batch_args: list[int]) -> bool:
-    """Whether argument ``i`` (mapped with ``size``) looks like a shared parameter rather than a data batch:
-    its mapped size is a feature size of a batched argument's examples (a weight vector or matrix), or a
-    dimension of another odd argument that is one (a bias next to its weight matrix)."""
+def _looks_shared(i: int, odd: list[int], per_example: dict[int, list[tuple[int, ...]]],
+                  leaf_sizes: dict[int, set[int]], values: list[Any], batch_args: list[int]) -> bool:
+    """Whether odd argument ``i`` looks like a shared parameter rather than a data batch: each size it is
+    mapped with is a feature size of a batched argument's examples (a weight vector or matrix), or a
+    dimension of another odd leaf that is one (a bias next to its weight matrix)."""
 
     def feature(sz: int) -> bool:
         return any(sz in dims for j in batch_args for dims in per_example[j])
 
-    if feature(size):
-        return True
-    for j in odd:
-        if j != i and feature(sizes[j]) and any(
-                size in (_shape(leaf) or ()) for leaf in _leaves(values[j]) or []):
-            return True
-    return False
-
+    shared_dims = {d for j in odd for leaf in _leaves(values[j]) or [] for d in (_shape(leaf) or ())
+                   if any(feature(x) for x in (_shape(leaf) or ()))}
+    return all(feature(sz) or sz in shared_dims for sz in leaf_sizes[i])
