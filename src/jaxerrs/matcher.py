@@ -264,8 +264,12 @@ def _diagnose(ev: Evidence) -> Diagnosis:
         # only the message can tell, and it must match JAX's text closely.
         strong_site = any(_strong_text_match(m, _canon(s.class_name) in classes) for _sc, s, m in site_hits[:5])
         # Curated patterns are written to be specific: enough literal text and the class suffice.
-        strong_rec = any(h.pattern is not None and h.pattern.literal >= TEXT_MIN_LITERAL and "class" in h.why
-                         for h in rec_hits[:5])
+        # A short message counts when a curated pattern spells nearly all of it from its start
+        # ("NameError: unbound axis name: i" is JAX's; Python says "name 'i' is not defined").
+        strong_rec = any(h.pattern is not None and "class" in h.why and (
+            h.pattern.literal >= TEXT_MIN_LITERAL
+            or (h.pattern.start == 0 and h.pattern.coverage >= 0.6 and h.pattern.literal >= 15))
+            for h in rec_hits[:5])
         # Compiled code raising on the user's line speaks Python's words as often as JAX's ("unsupported
         # operand type(s) for +"): there only a curated record, written for one JAX error, may claim it.
         compiled_on_user_line = rf is not None and not ev.frames_removed and rf.kind == "user"

@@ -34,6 +34,7 @@ class SiteRef:
 class Fix:
     before: str
     after: str
+    check: str = ""  # run after ``after``: asserts the fix keeps what the code meant (a reference computed another way)
 
 
 @dataclass(frozen=True)
@@ -72,6 +73,8 @@ class Record:
     flags: list[str] = field(default_factory=list)  # consistency flags (imported records)
     source_file: str = ""
     rewrite: list[str] = field(default_factory=list)  # rules that fix a user's own cell (jaxerrs.rewrite)
+    cases: list[str] = field(default_factory=list)  # snippets, one per trigger the record names; each raises it
+    reviewed: str = ""  # the JAX version its claims were last reviewed against; kb check is stricter then
 
     @property
     def class_name(self) -> str:
@@ -93,7 +96,9 @@ class Record:
             "triggers": list(self.triggers),
             "situations": list(self.situations),
             "solutions": list(self.solutions),
-            "fix": {"before": self.fix.before, "after": self.fix.after},
+            "fix": {"before": self.fix.before, "after": self.fix.after, "check": self.fix.check},
+            "cases": list(self.cases),
+            "reviewed": self.reviewed,
             "defensive": {
                 "strategy": self.defensive.strategy,
                 "validation": self.defensive.validation,
@@ -115,7 +120,7 @@ class Record:
 
 
 _STR_LISTS = ("triggers", "situations", "solutions", "prevention", "tags", "related", "references",
-              "legacy_patterns")
+              "legacy_patterns", "cases")
 
 
 def _need(data: dict[str, Any], key: str, kind: type, where: str, required: bool = True) -> Any:
@@ -162,6 +167,8 @@ def from_dict(data: dict[str, Any], where: str) -> Record:
     for key in ("before", "after"):
         if not isinstance(fix.get(key), str) or not fix[key].strip():
             raise RecordError(f"{where}: field 'fix.{key}' must be non-empty code")
+    if not isinstance(fix.get("check", ""), str):
+        raise RecordError(f"{where}: field 'fix.check' must be code (a string)")
     defensive = _need(data, "defensive", dict, where, False) or {}
     for key, value in defensive.items():
         if key not in Defensive.__dataclass_fields__ or not isinstance(value, str):
@@ -201,7 +208,7 @@ def _build(data: dict[str, Any], where: str) -> Record:
         triggers=lists["triggers"],
         situations=lists["situations"],
         solutions=lists["solutions"],
-        fix=Fix(fix["before"].strip("\n"), fix["after"].strip("\n")),
+        fix=Fix(fix["before"].strip("\n"), fix["after"].strip("\n"), str(fix.get("check", "")).strip("\n")),
         defensive=Defensive(**{k: v.strip("\n") for k, v in defensive.items()}),
         prevention=lists["prevention"],
         tags=lists["tags"],
@@ -217,6 +224,8 @@ def _build(data: dict[str, Any], where: str) -> Record:
         slug=str(data.get("slug", "")),
         flags=[str(f) for f in data.get("flags", [])],
         source_file=where,
+        cases=[c.strip("\n") for c in lists["cases"]],
+        reviewed=str(data.get("reviewed", "")),
         rewrite=[data["rewrite"]] if isinstance(data.get("rewrite"), str) else list(data.get("rewrite") or []),
     )
 
@@ -283,7 +292,7 @@ def load_dir(directory: Path, problems: list[str] | None = None, cache: bool = F
     return records
 
 
-_CACHE_FORMAT = 2
+_CACHE_FORMAT = 3
 
 
 def _cache_file(paths: list[Path]) -> Path | None:

@@ -86,6 +86,48 @@ def _home(d: Any, record: Record) -> str:
     return f"got {d.record.id if d.record else None} (is_jax={d.is_jax})"
 
 
+def _run_as_script(code: str) -> BaseException | None:
+    """``code`` as a script runs it: JAX's default traceback filtering outside IPython removes its frames."""
+    import jax
+
+    saved = jax.config.jax_traceback_filtering
+    jax.config.update("jax_traceback_filtering", "quiet_remove_frames")
+    try:
+        return _run(code)
+    finally:
+        jax.config.update("jax_traceback_filtering", saved)
+
+
+_IPYTHON_TB: Any = None
+
+
+def ipython_text(exc: BaseException) -> str:
+    """The traceback as IPython prints it in a notebook (no colours)."""
+    global _IPYTHON_TB
+    if _IPYTHON_TB is None:
+        from IPython.core.ultratb import AutoFormattedTB
+
+        _IPYTHON_TB = AutoFormattedTB(mode="Context", color_scheme="NoColor")
+    tb = _IPYTHON_TB
+    return tb.stb2text(tb.structured_traceback(type(exc), exc, exc.__traceback__))
+
+
+def _forms(code: str, exc: BaseException, record: Record, label: str, c: dict[str, str]) -> None:
+    """The error must land on ``record`` in four forms: live, IPython's text, a script's, the final line."""
+    from jaxerrs import templates
+    from jaxerrs.matcher import diagnose_exception, diagnose_from_text
+
+    message = str(exc)
+    if not any(templates.match(p, message) for p in record.all_patterns):
+        c[f"{label} pattern"] = f"no pattern matches {message[:160]!r}"
+    c[f"{label} live"] = _home(diagnose_exception(exc), record)
+    c[f"{label} ipython text"] = _home(diagnose_from_text(ipython_text(exc)), record)
+    script = _run_as_script(code)
+    c[f"{label} script text"] = (_home(diagnose_from_text("".join(traceback.format_exception(script))), record)
+                                 if script is not None else "ran clean as a script")
+    c[f"{label} final line"] = _home(diagnose_from_text("".join(traceback.format_exception_only(exc))), record)
+
+
 def check_record(record: Record) -> Result:
     """Every check for one record, in this process."""
     from jaxerrs import templates
@@ -113,17 +155,56 @@ def check_record(record: Record) -> Result:
             message = str(exc)
             for p in record.patterns:
                 c[f"pattern {p[:40]!r}"] = "ok" if templates.match(p, message) else f"does not match {message[:160]!r}"
-            c["diagnose top-1"] = _home(diagnose_exception(exc), record)
-            c["diagnose_text top-1"] = _home(diagnose_from_text("".join(traceback.format_exception(exc))), record)
+            _forms(record.reproducer, exc, record, "reproducer", c)
+        for i, case in enumerate(record.cases, 1):
+            got = _run(case)
+            c[f"case {i} raises"] = _raised(got, record)
+            if got is not None and _class_ok(got, record):
+                _forms(case, got, record, f"case {i}", c)
         before = _run(record.fix.before)
         c["fix.before raises"] = _raised(before, record)
         if before is not None:
             c["fix.before diagnosed"] = _home(diagnose_exception(before), record)
     after = _run(record.fix.after)
     c["fix.after runs clean"] = "ok" if after is None else f"raised {type(after).__name__}: {str(after)[:200]}"
+    if record.fix.check and after is None and record.verified != "message":
+        failed = _run(record.fix.after + "\n" + record.fix.check)
+        c["fix.check passes"] = "ok" if failed is None else f"{type(failed).__name__}: {str(failed)[:200]}"
+    if record.reviewed:
+        _reviewed_checks(record, c)
     res.ok = all(v == "ok" for v in c.values())
     res.seconds = time.perf_counter() - start
     return res
+
+
+def _most_hit() -> set[str]:
+    from jaxerrs.kb.records import RECORDS_DIR
+
+    path = RECORDS_DIR.parent / "most_hit.txt"
+    return {ln.split("#")[0].strip() for ln in path.read_text().splitlines() if ln.split("#")[0].strip()}
+
+
+def _reviewed_checks(record: Record, c: dict[str, str]) -> None:
+    """What a reviewed record also promises: cases for its triggers, a checked fix, defensive code that runs.
+
+    ``defensive.validation`` and ``defensive.try_except`` demonstrate themselves on bad input, so they
+    must raise (a clearer error, or the guarded one re-raised: never swallowed); ``type_guard`` runs clean.
+    """
+    if record.verified == "message":
+        return
+    need = 3 if record.id in _most_hit() else 1
+    c["cases"] = "ok" if len(record.cases) >= need else f"{len(record.cases)} case(s), a reviewed record needs {need}"
+    c["fix.check present"] = "ok" if record.fix.check.strip() else "missing: a fix needs an intent check"
+    d = record.defensive
+    for name, code, must_raise in (("validation", d.validation, True), ("try_except", d.try_except, True),
+                                   ("type_guard", d.type_guard, False)):
+        if not code.strip():
+            continue
+        exc = _run(code)
+        if must_raise:
+            c[f"defensive.{name} raises"] = "ok" if exc is not None else "ran clean: it must show the error it guards"
+        else:
+            c[f"defensive.{name} runs"] = "ok" if exc is None else f"raised {type(exc).__name__}: {str(exc)[:160]}"
 
 
 def _worker(ids: list[str]) -> None:

@@ -6,8 +6,10 @@ rules run and put back afterwards, so a cell with magics can still be rewritten.
 
 from __future__ import annotations
 
+import importlib.util
 import linecache
 import re
+import sys
 import types
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -145,6 +147,14 @@ class Context:
                 out[name] = value.__name__
             elif name == "partial" and getattr(value, "__module__", "") == "functools":
                 out[name] = "functools.partial"
+            elif isinstance(name, str) and "jax" in sys.modules and value is getattr(sys.modules["jax"], "jit", None):
+                out[name] = "jax.jit"  # `from jax import jit` in an earlier cell
+            elif isinstance(name, str) and callable(value) and str(getattr(value, "__module__", "")).startswith("jax"):
+                # a JAX function an earlier cell imported by name (`from jax.tree_util import tree_map`)
+                for mod in ("jax.numpy", "jax.nn", "jax.lax", "jax.scipy.special", "jax.tree", "jax.tree_util", "jax"):
+                    if getattr(sys.modules.get(mod), name, None) is value:
+                        out[name] = f"{mod}.{name}"
+                        break
         for node in self.nodes(m.Import() | m.ImportFrom()):
             if isinstance(node, cst.Import):
                 for alias in node.names:
@@ -190,8 +200,13 @@ class Context:
         have = self.ref(dotted)
         if have is not None:
             return have, None
-        if "." in dotted and alias == dotted.rsplit(".", 1)[-1]:
-            stmt = f"from {dotted.rsplit('.', 1)[0]} import {alias}"
+        parent, _, last = dotted.rpartition(".")
+        try:
+            is_module = importlib.util.find_spec(dotted) is not None
+        except (ImportError, ValueError):
+            is_module = False
+        if parent and (alias == last or not is_module):  # a class or function: from-import it
+            stmt = f"from {parent} import {last}" + ("" if alias == last else f" as {alias}")
         else:
             stmt = f"import {dotted} as {alias}" if alias != dotted else f"import {dotted}"
         if self.bound(alias.split(".")[0]) and alias != dotted:
@@ -211,13 +226,18 @@ class Context:
         assert isinstance(out, cst.Module)
         return add_imports(out, [i for i in (imports or []) if i]).code
 
-    def replace_many(self, pairs: list[tuple[cst.CSTNode, cst.CSTNode]], imports: list[str | None] | None = None) -> str:
+    def replace_many(self, pairs: list[tuple[cst.CSTNode, Any]], imports: list[str | None] | None = None) -> str:
+        """Several replacements at once: each new value is a node, a Flatten/Removal sentinel, or a function of
+        the updated node (so edits nested inside a replaced node are kept)."""
         assert self.module is not None
         mapping = dict(pairs)
 
         class _T(cst.CSTTransformer):
             def on_leave(self, original: cst.CSTNode, updated: cst.CSTNode) -> Any:
-                return mapping.get(original, updated)
+                new = mapping.get(original)
+                if new is None:
+                    return updated
+                return new(updated) if callable(new) else new
 
         out = self.module.visit(_T())
         return add_imports(out, [i for i in (imports or []) if i]).code
@@ -227,7 +247,8 @@ def _dotted(node: cst.CSTNode) -> str:
     if isinstance(node, cst.Name):
         return node.value
     if isinstance(node, cst.Attribute):
-        return f"{_dotted(node.value)}.{node.attr.value}"
+        base = _dotted(node.value)
+        return f"{base}.{node.attr.value}" if base else ""
     return ""
 
 
@@ -272,8 +293,25 @@ def _user_tb_frame(exc: BaseException, filename: str, lineno: int) -> Any:
         found = None
         while tb is not None:
             f = tb.tb_frame
-            if f.f_code.co_filename == filename and tb.tb_lineno == lineno:
+            if f.f_code.co_filename == filename and tb.tb_lineno == lineno and f.f_globals:
                 found = f
+            tb = tb.tb_next
+        if found is not None:
+            return found
+    return None
+
+
+def _file_globals(exc: BaseException, filename: str) -> dict[str, Any] | None:
+    """Globals of the innermost real frame of ``filename``.
+
+    Errors raised while JAX transposes or lowers carry stand-in frames (JaxStackTraceBeforeTransformation)
+    with the right file and line but empty globals and locals.
+    """
+    for e in (exc, exc.__cause__, exc.__context__):
+        tb, found = getattr(e, "__traceback__", None), None
+        while tb is not None:
+            if tb.tb_frame.f_code.co_filename == filename and tb.tb_frame.f_globals:
+                found = tb.tb_frame.f_globals
             tb = tb.tb_next
         if found is not None:
             return found
@@ -332,6 +370,8 @@ def build_context(d: Diagnosis, source: str | None = None, line: int | None = No
             frame = _user_tb_frame(exc, uf.filename, uf.lineno)
             if frame is not None:
                 namespace, local = frame.f_globals, frame.f_locals
+            else:
+                namespace = _file_globals(exc, uf.filename)
     if not source or len(source) > 200_000:
         return None
     return Context(source=source, line=line, error_class=ev.exc_class, message=ev.message, values=dict(d.values),

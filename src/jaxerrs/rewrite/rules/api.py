@@ -58,10 +58,47 @@ def _lookup(dotted: str) -> Any:
     return obj
 
 
+def _frame_scope(ctx: Context) -> cst.CSTNode | None:
+    """The function (or lambda) whose frame ``ctx.locals`` belongs to: the innermost one at the failing line."""
+    found = ctx.at_line((cst.FunctionDef, cst.Lambda))
+    return found[0] if found else None
+
+
+def _bound_in(fn: cst.CSTNode) -> set[str]:
+    """Parameters and assigned names of a function or lambda (its locals)."""
+    out = {p.name.value for p in fn.params.params + fn.params.kwonly_params + fn.params.posonly_params}  # type: ignore[attr-defined]
+    for star in (fn.params.star_arg, fn.params.star_kwarg):  # type: ignore[attr-defined]
+        if isinstance(star, cst.Param):
+            out.add(star.name.value)
+
+    class _V(cst.CSTVisitor):
+        def visit_AssignTarget(self, n: cst.AssignTarget) -> None:
+            out.update(_names_in(n.target))
+
+        def visit_AugAssign(self, n: cst.AugAssign) -> None:
+            out.update(_names_in(n.target))
+
+        def visit_AnnAssign(self, n: cst.AnnAssign) -> None:
+            out.update(_names_in(n.target))
+
+        def visit_For(self, n: cst.For) -> None:
+            out.update(_names_in(n.target))
+
+    fn.visit(_V())
+    return out
+
+
 def _value(ctx: Context, node: cst.CSTNode) -> Any:
-    """The live value of a plain name (failing frame's locals first, then the namespace), or ``_MISSING``."""
+    """The live value of a plain name, ``obj.attr`` or ``d["key"]``, or ``_MISSING``.
+
+    Names in the failing function are read from its frame's locals; names elsewhere from the namespace.
+    """
     if isinstance(node, cst.Name):
-        for scope in (ctx.locals, ctx.namespace):
+        home = next((a for a in ctx.ancestors(node) if isinstance(a, (cst.FunctionDef, cst.Lambda))), None)
+        scopes = (ctx.locals, ctx.namespace) if home is _frame_scope(ctx) else (ctx.namespace,)
+        if home is not None and home is not _frame_scope(ctx) and node.value in _bound_in(home):
+            scopes = ()  # a local of another function: its frame is gone
+        for scope in scopes:
             if scope is not None and node.value in scope:
                 return scope[node.value]
     if isinstance(node, cst.Subscript) and isinstance(node.value, cst.Name) and len(node.slice) == 1 and \
@@ -70,7 +107,7 @@ def _value(ctx: Context, node: cst.CSTNode) -> Any:
         base = _value(ctx, node.value)
         if isinstance(base, (dict, list, tuple)):  # cfg["seed"], sizes[0]
             try:
-                return base[ast_literal(node.slice[0].slice.value)]
+                return base[_literal(node.slice[0].slice.value)]
             except Exception:  # noqa: BLE001
                 return _MISSING
     if isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name):
@@ -83,7 +120,7 @@ def _value(ctx: Context, node: cst.CSTNode) -> Any:
     return _MISSING
 
 
-def ast_literal(node: cst.SimpleString | cst.Integer) -> Any:
+def _literal(node: cst.SimpleString | cst.Integer) -> Any:
     return node.evaluated_value
 
 
@@ -114,21 +151,23 @@ def _module_ref(ctx: Context, module: str, alias: str) -> tuple[str, str | None]
     return ctx.need(module, alias)
 
 
-def _from_import(ctx: Context, module: str, name: str, alias: str | None = None) -> tuple[str, str | None]:
-    """A name from a module (``NamedSharding``, ``P``): reuse the cell's binding or add ``from m import n``.
+def _names_from(ctx: Context, module: str, names: list[tuple[str, str]]) -> tuple[list[str], str | None]:
+    """Several names from one module, spelled as the cell has them, with at most one new ``from`` import.
 
-    Context.need writes ``import m.Name as alias`` for a class, which does not run; this is its
-    counterpart for names that are not modules.
+    A name whose alias is taken in the cell is spelled through the module instead (``jax.sharding.Mesh``).
     """
-    full = f"{module}.{name}"
-    for bound, target in ctx.imports.items():
-        if target == full:
-            return bound, None
-    want = alias or name
-    if not ctx.bound(want):
-        return want, f"from {module} import {name}" + (f" as {want}" if want != name else "")
-    mod, stmt = _module_ref(ctx, module, module)
-    return f"{mod}.{name}", stmt
+    spelled: list[str] = []
+    fresh: list[str] = []
+    for name, alias in names:
+        have = next((b for b, t in ctx.imports.items() if t == f"{module}.{name}"), None)
+        if have is not None:
+            spelled.append(have)
+        elif not ctx.bound(alias):
+            spelled.append(alias)
+            fresh.append(name if alias == name else f"{name} as {alias}")
+        else:
+            spelled.append(f"{ctx.ref(module) or module}.{name}")
+    return spelled, (f"from {module} import {', '.join(fresh)}" if fresh else None)
 
 
 def _paren(node: cst.BaseExpression) -> cst.BaseExpression:
@@ -149,6 +188,35 @@ def _names_in(node: cst.CSTNode) -> set[str]:
         def visit_Attribute(self, n: cst.Attribute) -> bool:
             n.value.visit(self)
             return False
+
+        def visit_Arg(self, n: cst.Arg) -> bool:
+            n.value.visit(self)
+            return False
+
+    node.visit(_V())
+    return out
+
+
+_STATIC_ATTRS = {"shape", "ndim", "dtype", "size"}
+
+
+def _traced_reads(node: cst.CSTNode) -> set[str]:
+    """Names read in an expression, leaving out static uses (``x.shape``, ``x.dtype``, ``len(x)``)."""
+    out: set[str] = set()
+
+    class _V(cst.CSTVisitor):
+        def visit_Name(self, n: cst.Name) -> None:
+            out.add(n.value)
+
+        def visit_Attribute(self, n: cst.Attribute) -> bool:
+            if n.attr.value not in _STATIC_ATTRS:
+                n.value.visit(self)
+            return False
+
+        def visit_Call(self, n: cst.Call) -> bool:
+            if isinstance(n.func, cst.Name) and n.func.value in ("len", "isinstance", "type"):
+                return False
+            return True
 
         def visit_Arg(self, n: cst.Arg) -> bool:
             n.value.visit(self)
@@ -212,7 +280,6 @@ _RENAMES.update({
     "jax.numpy.PINF": "jax.numpy.inf",
     "jax.numpy.NINF": "-jax.numpy.inf",
     "jax.abstract_arrays.ShapedArray": "jax.core.ShapedArray",
-    "jax.ShapedArray": "jax.core.ShapedArray",
     "jax.core.get_aval": "jax.typeof",
     "jax.clear_backends": "jax.extend.backend.clear_backends",
 })
@@ -298,7 +365,7 @@ def renamed_api(ctx: Context) -> Edit | None:
         changed[old] = new
         if old in _WIDER_TYPES and not _in_annotation(ctx, node):
             review.append(old)
-    if not pairs or failing is None or not any(o.rsplit(".", 1)[1] == failing for o in changed):
+    if not pairs or failing is None or not any(failing in o.split(".") for o in changed):
         return None
     names = ", ".join(f"`{o}` -> `{n}`" for o, n in changed.items())
     count = f" ({len(pairs)} uses in the cell)" if len(pairs) > 1 else ""
@@ -348,11 +415,9 @@ def device_put_sharding(ctx: Context) -> Edit | None:
             return None
         jax_ref, s1 = _module_ref(ctx, "jax", "jax")
         jnp, s2 = _module_ref(ctx, "jax.numpy", "jnp")
-        np_, s3 = _module_ref(ctx, "numpy", "np")
-        ns, s4 = _from_import(ctx, "jax.sharding", "NamedSharding")
-        mesh, s5 = _from_import(ctx, "jax.sharding", "Mesh")
-        pspec, s6 = _from_import(ctx, "jax.sharding", "PartitionSpec", "P")
-        imports += [s1, s2, s3, s4, s5, s6]
+        (mesh, ns, pspec), s3 = _names_from(ctx, "jax.sharding", [("Mesh", "Mesh"), ("NamedSharding", "NamedSharding"),
+                                                                 ("PartitionSpec", "P")])
+        imports += [s1, s2, s3]
         d = ctx.code(devs)
         xv = _value(ctx, x)
         if which == "replicated":
@@ -365,8 +430,7 @@ def device_put_sharding(ctx: Context) -> Edit | None:
                 stacked = f"{jnp}.stack({ctx.code(x)})"
             else:
                 stacked = f"{jax_ref}.tree.map(lambda *shards: {jnp}.stack(shards), *{ctx.code(_paren(x))})"
-        new = _expr(f"{jax_ref}.device_put({stacked}, {ns}({mesh}({np_}.array({d}), ('devices',)), "
-                    f"{pspec}('devices')))")
+        new = _expr(f"{jax_ref}.device_put({stacked}, {ns}({mesh}({d}, ('devices',)), {pspec}('devices')))")
         pairs.append((call, new.with_changes(lpar=call.lpar, rpar=call.rpar)))
         kinds.add(which)
     if not pairs:
@@ -382,7 +446,9 @@ def device_put_sharding(ctx: Context) -> Edit | None:
 # functions that take Python sequences on purpose (constructors, shapes, axes): never the culprit
 _SEQ_OK = {"array", "asarray", "stack", "concatenate", "hstack", "vstack", "dstack", "column_stack", "block",
            "zeros", "ones", "full", "empty", "reshape", "transpose", "tile", "pad", "broadcast_to", "expand_dims",
-           "moveaxis", "squeeze", "einsum", "meshgrid", "ix_", "select", "piecewise", "unravel_index"}
+           "moveaxis", "squeeze", "einsum", "meshgrid", "ix_", "select", "piecewise", "unravel_index", "concat",
+           "broadcast_shapes", "ravel_multi_index", "lexsort", "shape", "ndim", "size", "result_type", "fromiter",
+           "promote_types", "can_cast", "frombuffer"}
 # functions whose positional arguments are all array operands: every list among them gets converted
 _ELEMENTWISE = {"add", "subtract", "multiply", "divide", "true_divide", "floor_divide", "power", "maximum",
                 "minimum", "where", "dot", "matmul", "inner", "outer", "vdot", "allclose", "isclose", "equal",
@@ -415,7 +481,7 @@ def list_to_array(ctx: Context) -> Edit | None:
         a = _arg(c, pos)
         if a is not None and _is_sequence(ctx, a.value):
             target.append((c, a))
-    if len(target) != 1:
+    if len({ctx.code(a.value) for _, a in target}) != 1:
         target = []
         for c in calls:
             if _full(ctx, c.func).rsplit(".", 1)[-1] in _SEQ_OK:
@@ -423,14 +489,20 @@ def list_to_array(ctx: Context) -> Edit | None:
             target += [(c, a) for a in c.args if a.keyword is None and not a.star and _is_sequence(ctx, a.value)]
         if len(target) != 1:
             return None
-    call, arg = target[0]
-    name = _full(ctx, call.func).rsplit(".", 1)[-1]
-    args = [arg]
-    if name in _ELEMENTWISE:
-        args = [a for a in call.args if a.keyword is None and not a.star and _is_sequence(ctx, a.value)]
+    call = target[0][0]
+    args = [a for _, a in target]
+    for c in calls:  # the same mistake elsewhere on the line would fail next: the first operand of a jnp call
+        name = _full(ctx, c.func).rsplit(".", 1)[-1]
+        pos_args = [a for a in c.args if a.keyword is None and not a.star]
+        if name in _ELEMENTWISE:
+            args += [a for a in pos_args if _is_sequence(ctx, a.value)]
+        elif name not in _SEQ_OK and pos_args and _is_sequence(ctx, pos_args[0].value):
+            args.append(pos_args[0])
+    args = list({id(a): a for a in args}.values())
+    args = [a for a in args if not any(b.value in ctx.ancestors(a.value) for b in args)]  # outermost only
     jnp, stmt = _module_ref(ctx, "jax.numpy", "jnp")
     pairs: list[tuple[cst.CSTNode, cst.CSTNode]] = [(a.value, _wrap(f"{jnp}.asarray", a.value)) for a in args]
-    what = ", ".join(f"`{ctx.code(a.value)}`" for a in args)
+    what = ", ".join(dict.fromkeys(f"`{ctx.code(a.value)}`" for a in args))
     return Edit(ctx.replace_many(pairs, [stmt]), "safe",
                 f"{what} converted with `{jnp}.asarray` before `{ctx.code(call.func)}`: the same values NumPy "
                 "would compute from the list.")
@@ -576,7 +648,7 @@ def int_to_key(ctx: Context) -> Edit | None:
     lo, hi = ctx.span(stmt)
     calls = _random_calls(ctx)
     failing = [(c, a, p) for c, a, p in calls if lo <= ctx.span(c)[0] <= hi and _is_int(ctx, a.value)
-               and (isinstance(a.value, cst.Integer) or str(_value(ctx, a.value)) == bad)]
+               and str(a.value.evaluated_value if isinstance(a.value, cst.Integer) else _value(ctx, a.value)) == bad]
     if len({ctx.code(a.value) for _, a, _ in failing}) != 1:
         return None
     call, arg, prefix = failing[0]
@@ -668,7 +740,7 @@ def wrap_key_data(ctx: Context) -> Edit | None:
             continue
         parent = ctx.parent(node)
         if isinstance(parent, cst.Attribute) and parent.attr is node or isinstance(parent, cst.Arg) and \
-                parent.keyword is node or isinstance(parent, cst.AssignTarget):
+                parent.keyword is node or any(isinstance(a, cst.AssignTarget) for a in ctx.ancestors(node)):
             continue
         kind = _key_kind(_value(ctx, node))
         typed = typed or kind == "typed"
@@ -807,17 +879,23 @@ def _traced_names(ctx: Context, scope: cst.CSTNode) -> set[str]:
 
     class _V(cst.CSTVisitor):
         def visit_Assign(self, n: cst.Assign) -> None:
-            assigns.append(({x for t in n.targets for x in _names_in(t.target)}, _names_in(n.value)))
+            assigns.append(({x for t in n.targets for x in _names_in(t.target)}, _traced_reads(n.value)))
 
         def visit_AugAssign(self, n: cst.AugAssign) -> None:
-            assigns.append((_names_in(n.target), _names_in(n.value)))
+            assigns.append((_names_in(n.target), _traced_reads(n.value)))
 
         def visit_AnnAssign(self, n: cst.AnnAssign) -> None:
             if n.value is not None:
-                assigns.append((_names_in(n.target), _names_in(n.value)))
+                assigns.append((_names_in(n.target), _traced_reads(n.value)))
 
         def visit_For(self, n: cst.For) -> None:
-            assigns.append((_names_in(n.target), _names_in(n.iter)))
+            assigns.append((_names_in(n.target), _traced_reads(n.iter)))
+
+        def visit_CompFor(self, n: cst.CompFor) -> None:
+            assigns.append((_names_in(n.target), _traced_reads(n.iter)))
+
+        def visit_NamedExpr(self, n: cst.NamedExpr) -> None:
+            assigns.append((_names_in(n.target), _traced_reads(n.value)))
 
     scope.visit(_V())
     grew = True
@@ -849,32 +927,38 @@ def _jax_twin(ctx: Context, full: str, call: cst.Call) -> str | None:
 @rule("numpy-to-jnp")
 def numpy_to_jnp(ctx: Context) -> Edit | None:
     """NumPy (or SciPy) calls on traced values in the failing function become their ``jax.numpy`` twins."""
-    scopes = ctx.at_line((cst.FunctionDef, cst.Lambda))
-    if not scopes:
-        return None
-    scope = scopes[0]
+    for scope in ctx.at_line((cst.FunctionDef, cst.Lambda)):
+        edit = _numpy_to_jnp_in(ctx, scope)
+        if edit is not False:
+            return edit  # type: ignore[return-value]
+    return None
+
+
+def _numpy_to_jnp_in(ctx: Context, scope: cst.CSTNode) -> Edit | None | bool:
+    """The edit for one function (or lambda); False when no NumPy call of the failing line is in it."""
     tainted = _traced_names(ctx, scope)
     stmt = _statement(ctx)
     lo, hi = ctx.span(stmt) if stmt is not None else (ctx.line or 0, ctx.line or 0)
-    lo_s, hi_s = ctx.span(scope)
     pairs: list[tuple[cst.CSTNode, cst.CSTNode]] = []
     imports: list[str | None] = []
-    on_line = False
-    scipy = False
+    on_line = blocked = scipy = False
     done: list[str] = []
     for call in ctx.nodes(cst.Call):
         assert isinstance(call, cst.Call)
-        if not lo_s <= ctx.span(call)[0] <= hi_s or scope not in ctx.ancestors(call):
+        if scope not in ctx.ancestors(call):
             continue
         full = _full(ctx, call.func)
         if not full.startswith(("numpy.", "scipy.")):
             continue
-        reads = set().union(*[_names_in(a.value) for a in call.args]) if call.args else set()
+        reads = set().union(*[_traced_reads(a.value) for a in call.args]) if call.args else set()
         if not reads & tainted:
             continue
+        here = lo <= ctx.span(call)[0] <= hi
+        on_line = on_line or here
         new = _jax_twin(ctx, full, call)
         if new is None:
-            return None  # a NumPy call on traced data with no twin: a rewrite would only move the error
+            blocked = True  # no twin: a rewrite would only move the error
+            continue
         if new.startswith("jax.numpy."):
             jnp, stmt_ = _module_ref(ctx, "jax.numpy", "jnp")
             expr = f"{jnp}.{new[len('jax.numpy.'):]}"
@@ -888,8 +972,9 @@ def numpy_to_jnp(ctx: Context) -> Edit | None:
         imports.append(stmt_)
         pairs.append((call.func, _expr(expr)))
         done.append(f"`{ctx.code(call.func)}` -> `{expr}`")
-        on_line = on_line or lo <= ctx.span(call)[0] <= hi
-    if not pairs or not on_line:
+    if not on_line:
+        return False
+    if blocked:
         return None
     fname = scope.name.value if isinstance(scope, cst.FunctionDef) else "the lambda"
     listed = ", ".join(dict.fromkeys(done))

@@ -8,8 +8,10 @@ candidates fit, or the loop has no visible bound.
 
 from __future__ import annotations
 
+import functools
 import re
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -78,6 +80,54 @@ def _resolve(ctx: Context, expr: cst.CSTNode) -> str:
             return "functools.partial"
         return _public_objects().get(id(obj), "")
     return ""
+
+
+def _prepare(ctx: Context) -> Context:
+    """Recover the notebook namespace when the engine took it from one of JAX's synthetic frames.
+
+    Errors raised while transforming an already-traced function (transpose, lowering) carry a
+    ``JaxStackTraceBeforeTransformation`` cause whose traceback has stand-in frames: right file and
+    line, but empty globals and locals. The real frames of the same cell (the call site) still hold
+    the namespace; the failing function's locals are gone.
+    """
+    if ctx.namespace or ctx.exc is None:
+        return ctx
+    files: set[str] = set()
+    chain = [e for e in (ctx.exc, ctx.exc.__cause__, ctx.exc.__context__) if e is not None]
+    for e in chain:
+        tb = e.__traceback__
+        while tb is not None:
+            if tb.tb_lineno == ctx.line and not tb.tb_frame.f_globals:
+                files.add(tb.tb_frame.f_code.co_filename)
+            tb = tb.tb_next
+    found = None
+    for e in chain:
+        tb = e.__traceback__
+        while tb is not None:
+            f = tb.tb_frame
+            if f.f_code.co_filename in files and f.f_globals:
+                found = f.f_globals
+            tb = tb.tb_next
+        if found is not None:
+            break
+    if found is not None:
+        ctx.namespace, ctx.locals = found, None
+        ctx.__dict__.pop("imports", None)  # computed from the empty namespace: recompute
+    return ctx
+
+
+def _rule(name: str) -> Callable[[Callable[[Context], Edit | None]], Callable[[Context], Edit | None]]:
+    """``rule`` with the namespace recovered first (see :func:`_prepare`)."""
+
+    def register(fn: Callable[[Context], Edit | None]) -> Callable[[Context], Edit | None]:
+        @functools.wraps(fn)
+        def run(ctx: Context) -> Edit | None:
+            return fn(_prepare(ctx))
+
+        rule(name)(run)
+        return fn
+
+    return register
 
 
 def _kw(call: cst.Call, name: str) -> cst.Arg | None:
@@ -437,7 +487,7 @@ def _reduce_returns(ctx: Context, fn: cst.FunctionDef | cst.Lambda, has_aux: boo
     return pairs, imp
 
 
-@rule("grad-non-scalar")
+@_rule("grad-non-scalar")
 def grad_non_scalar(ctx: Context) -> Edit | None:
     """A loss missing its reduction gets ``jnp.mean``; an elementwise function vmap(grad); others jacrev."""
     use = _grad_use(ctx)
@@ -585,7 +635,7 @@ def _float_tree(v: Any) -> bool:
     return bool(leaves) and all(getattr(getattr(x, "dtype", None), "kind", "") in ("f", "c") for x in leaves)
 
 
-@rule("grad-float-input")
+@_rule("grad-float-input")
 def grad_float_input(ctx: Context) -> Edit | None:
     """An integer literal or int array at the call site becomes float (same points); argnums on an int arg moves."""
     use = _grad_use(ctx, {**_GRADS, **_JACS})
@@ -595,19 +645,48 @@ def grad_float_input(ctx: Context) -> Edit | None:
     pos = _positional(use.apply)
     if argnums is None or pos is None or any(i >= len(pos) or i < 0 for i in argnums):
         return None
+    moved = _argnums_to_params(ctx, use, argnums, pos)
+    if moved is not None:
+        return moved
+    fn, _ = _target_fn(ctx, (_positional(use.make) or [cst.Arg(cst.Name("_"))])[0].value)
+    params = _fn_params(fn) if fn is not None else None
     pairs: list[tuple[cst.CSTNode, cst.CSTNode]] = []
     imports: list[str | None] = []
     notes = []
     for i in argnums:
+        if fn is not None and (params is None or i >= len(params) or _used_as_int(fn, params[i])):
+            return None  # the function needs that argument as an integer (an index, a count)
         done = _floatify(ctx, pos[i].value)
         if done is not None:
             pairs.append((pos[i].value, done[0]))
             imports.append(done[1])
             notes.append(done[2])
-    if pairs:
-        return Edit(_edit(ctx, pairs, imports=imports), "safe",
-                    "; ".join(notes) + ": the derivative is taken at the same points, now as floats.")
-    return _argnums_to_params(ctx, use, argnums, pos)
+    if not pairs:
+        return None
+    return Edit(_edit(ctx, pairs, imports=imports), "safe",
+                "; ".join(notes) + ": the derivative is taken at the same points, now as floats.")
+
+
+_INT_USES = re.compile(r"(^|\.)(take|take_along_axis|one_hot|arange|range|zeros|ones|full|eye|repeat|tile|"
+                       r"dynamic_slice|dynamic_index_in_dim|bincount|segment_sum|fori_loop|PRNGKey|key|fold_in)$")
+
+
+def _used_as_int(fn: cst.FunctionDef | cst.Lambda, name: str) -> bool:
+    """Whether the function uses parameter ``name`` as an integer: an index, a size, a count, a key."""
+    body = fn.body
+    for sub in m.findall(body, m.Subscript()):
+        assert isinstance(sub, cst.Subscript)
+        if any(m.findall(el, m.Name(name)) for el in sub.slice):
+            return True
+    for call in m.findall(body, m.Call()):
+        assert isinstance(call, cst.Call)
+        if _INT_USES.search(dotted_name(call.func)) and any(m.findall(a, m.Name(name)) for a in call.args):
+            return True
+    for op in m.findall(body, m.BinaryOperation(operator=m.FloorDivide() | m.Modulo() | m.BitAnd() | m.BitOr()
+                                                 | m.BitXor() | m.LeftShift() | m.RightShift())):
+        if m.findall(op, m.Name(name)):
+            return True
+    return False
 
 
 def _argnums_to_params(ctx: Context, use: _GradUse, argnums: tuple[int, ...], pos: list[cst.Arg]) -> Edit | None:
@@ -616,12 +695,16 @@ def _argnums_to_params(ctx: Context, use: _GradUse, argnums: tuple[int, ...], po
         return None
     fn, name = _target_fn(ctx, use.make.args[0].value)
     params = _fn_params(fn) if fn is not None else None
-    if params is None or len(params) < len(pos) or not isinstance(pos[0].value, cst.Name):
+    if params is None or len(params) < len(pos) or fn is None:
         return None
-    if not _is_int_value(_value_of(ctx, pos[0].value.value)):
+    first = pos[0].value
+    if not (_int(first) is not None or isinstance(first, cst.Name) and _is_int_value(_value_of(ctx, first.value))):
         return None
-    fits = [i for i in range(1, len(pos)) if _PARAMS_NAME.search(params[i]) and isinstance(pos[i].value, cst.Name)
-            and _float_tree(_value_of(ctx, pos[i].value.value))]
+    floats = [i for i in range(1, len(pos)) if isinstance(pos[i].value, cst.Name)
+              and _float_tree(_value_of(ctx, pos[i].value.value))]
+    fits = [i for i in floats if _PARAMS_NAME.search(params[i])]
+    if not fits and _used_as_int(fn, params[0]):
+        fits = floats  # the integer is an index into the function's float data
     if len(fits) != 1:
         return None
     i = fits[0]
@@ -649,7 +732,7 @@ def _pick_aux(ctx: Context, fn: cst.CSTNode, second: cst.BaseExpression) -> str 
     return None
 
 
-@rule("grad-has-aux")
+@_rule("grad-has-aux")
 def grad_has_aux(ctx: Context) -> Edit | None:
     """A function returning ``(loss, aux)``: pass ``has_aux=True`` and unpack the extra output at the call site."""
     use = _grad_use(ctx)
@@ -702,7 +785,7 @@ def grad_has_aux(ctx: Context) -> Edit | None:
                 f"{label} returns (value, aux): `has_aux=True` differentiates the value only; {where}.")
 
 
-@rule("grad-aux-pair")
+@_rule("grad-aux-pair")
 def grad_aux_pair(ctx: Context) -> Edit | None:
     """``has_aux=True`` with 3+ outputs: group the extras into one aux tuple; with a single output: drop has_aux."""
     use = _grad_use(ctx, {**_GRADS, **_JACS})
@@ -730,7 +813,7 @@ def grad_aux_pair(ctx: Context) -> Edit | None:
             pairs.append((h, _with_value(h, v.with_changes(elements=[  # type: ignore[attr-defined]
                 cst.Element(els[0]), cst.Element(_tuple(els[1:]))]))))
         flat = None
-        if use.kind == "grad":
+        if use.kind != "value_and_grad":
             flat = target if isinstance(target, cst.Tuple) and len(target.elements) == n else None
         elif isinstance(target, cst.Tuple) and len(target.elements) == 2:
             first = target.elements[0].value
@@ -747,9 +830,12 @@ def grad_aux_pair(ctx: Context) -> Edit | None:
             "type", "") or "list" in ctx.values.get("type", ""):
         return None
     # a single output: there is no aux; drop has_aux and the aux slot of the unpacking
+    dims = re.search(r"typeof\(tangent\)=\w+\[([^\]]*)\]", ctx.values.get("ans", "") or ctx.message)
+    if dims is None or dims.group(1).strip():
+        return None  # not a plain scalar: perhaps value and aux packed into one array
     new_make = _drop_arg(use.make, kw)
     aux_t: cst.BaseExpression | None = None
-    if use.kind == "grad" and isinstance(target, cst.Tuple) and len(target.elements) == 2:
+    if use.kind != "value_and_grad" and isinstance(target, cst.Tuple) and len(target.elements) == 2:
         new_target: cst.BaseExpression = _bare(target.elements[0].value)
         aux_t = target.elements[1].value
     elif use.kind == "value_and_grad" and isinstance(target, cst.Tuple) and len(target.elements) == 2 and \
@@ -809,16 +895,44 @@ def _reaches(ctx: Context, expr: cst.BaseExpression, name: str, depth: int = 0) 
     return False
 
 
-def _python_int(ctx: Context, e: cst.BaseExpression) -> bool:
+def _python_int(ctx: Context, e: cst.BaseExpression, near: cst.CSTNode | None = None) -> bool:
+    """Whether ``e`` is a Python int when the code runs (a literal, an int in the namespace, or, seen from
+    ``near``, an int-defaulted parameter that no call in the cell sets to anything but an int)."""
     if _int(e) is not None:
         return True
-    if isinstance(e, cst.Name):
-        v = _value_of(ctx, e.value)
+    if not isinstance(e, cst.Name):
+        return False
+    v = _value_of(ctx, e.value)
+    if v is not _MISSING:
         return isinstance(v, int) and not isinstance(v, bool)
+    for f in ctx.ancestors(near) if near is not None else []:
+        if not isinstance(f, cst.FunctionDef):
+            continue
+        params = _fn_params(f)
+        local = [a for a in m.findall(f.body, m.Assign(targets=[m.AssignTarget(m.Name(e.value))]))]
+        if params is None:
+            return False
+        if e.value in params:
+            p = next(x for x in (*f.params.posonly_params, *f.params.params) if x.name.value == e.value)
+            if local or p.default is None or _int(p.default) is None:
+                return False
+            i = params.index(e.value)
+            for c in ctx.nodes(cst.Call):
+                if not _reaches(ctx, c.func, f.name.value):  # type: ignore[attr-defined]
+                    continue
+                pos = _positional(c)  # type: ignore[arg-type]
+                if pos is None:
+                    return False
+                given = pos[i].value if i < len(pos) else getattr(_kw(c, e.value), "value", None)  # type: ignore
+                if given is not None and not _python_int(ctx, given):
+                    return False
+            return True
+        if local:
+            return len(local) == 1 and _int(local[0].value) is not None  # type: ignore[attr-defined]
     return False
 
 
-@rule("fori-static-bounds")
+@_rule("fori-static-bounds")
 def fori_static_bounds(ctx: Context) -> Edit | None:
     """``fori_loop`` bounds that are jit arguments become static: the loop then unrolls into a differentiable scan."""
     call = _loop_call(ctx, "jax.lax.fori_loop")
@@ -964,11 +1078,11 @@ def _apply_fn(ctx: Context, e: cst.BaseExpression, fn: cst.FunctionDef | cst.Lam
         p = (_fn_params(fn) or [arg])[0]
         body = fn.body.visit(_Rename(p, arg)) if p != arg else fn.body
         assert ctx.module is not None
-        return ctx.module.code_for_node(_bare(body))  # type: ignore[arg-type]
+        return ctx.module.code_for_node(body if isinstance(body, cst.Tuple) else _bare(body))  # type: ignore
     return f"{ctx.code(e)}({arg})"
 
 
-@rule("while-to-scan")
+@_rule("while-to-scan")
 def while_to_scan(ctx: Context) -> Edit | None:
     """A counted ``while_loop`` (cond tests ``i < N``, body adds 1) becomes a scan of N steps that freezes when done."""
     call = _loop_call(ctx, "jax.lax.while_loop")
@@ -999,7 +1113,7 @@ def while_to_scan(ctx: Context) -> Edit | None:
         else:
             continue
         slot = _slot(cond, _bare(counter))
-        if slot is None or not _python_int(ctx, _bare(limit)):
+        if slot is None or not _python_int(ctx, _bare(limit), c):
             continue
         # the body must add 1 to that slot, and the loop must start it at a non-negative int
         step = _item(_bare(new_state), slot)
@@ -1031,7 +1145,7 @@ def while_to_scan(ctx: Context) -> Edit | None:
         f"    # one while_loop step; once the condition is False the state is kept as it is\n"
         f"    _go = {_apply_fn(ctx, cond_e, cond, arg)}\n"
         f"    _new = {_apply_fn(ctx, body_e, body, arg)}\n"
-        f"    return {code(jax_tree)}(lambda a, b: {code(where)}(_go, a, b), _new, {arg}), None\n"
+        f"    return {code(jax_tree)}(lambda new, old: {code(where)}(_go, new, old), _new, {arg}), None\n"
     )
     step_def = cst.parse_statement(step_src)
     if isinstance(call.func, cst.Attribute):
@@ -1042,13 +1156,25 @@ def while_to_scan(ctx: Context) -> Edit | None:
     length = _bare(limit)
     length_code = code(length) + (" + 1" if inclusive else "")
     new_call = cst.Subscript(
-        cst.Call(scan, [cst.Arg(cst.Name(step_name)), cst.Arg(_bare(init)),
+        cst.Call(scan, [cst.Arg(cst.Name(step_name)), cst.Arg(_unparen_tuple(init)),
                         _kwarg("length", cst.parse_expression(length_code))]),
         [cst.SubscriptElement(cst.Index(cst.Integer("0")))])
     stmt = ctx.enclosing(call, cst.SimpleStatementLine)
-    if stmt is None:
+    block = ctx.parent(stmt) if stmt is not None else None
+    if stmt is None or not isinstance(block, (cst.Module, cst.IndentedBlock)):
         return None
-    return Edit(_edit(ctx, [(call, new_call)], before={stmt: [step_def]}, imports=[imp1, imp2, imp3]), "review",
+    assert isinstance(stmt, cst.SimpleStatementLine)
+    # the helper takes the blank lines above the statement; the statement keeps its comments
+    lead = list(stmt.leading_lines)
+    blanks = []
+    while lead and lead[0].comment is None:
+        blanks.append(lead.pop(0))
+    at = list(block.body).index(stmt)
+    if not blanks and at > 0 and not isinstance(block.body[at - 1], cst.SimpleStatementLine):
+        blanks = [cst.EmptyLine(indent=False)]
+    step_def = step_def.with_changes(leading_lines=blanks)
+    new_stmt = stmt.deep_replace(call, new_call).with_changes(leading_lines=[cst.EmptyLine(indent=False), *lead])
+    return Edit(_edit(ctx, [(stmt, new_stmt)], before={stmt: [step_def]}, imports=[imp1, imp2, imp3]), "review",
                 f"while_loop -> lax.scan of {length_code} steps that keeps the state once the condition is False: "
                 "same result (the counter bounds the loop), but every step is computed; NaN in a skipped step's "
                 "values can still reach the gradient.")
@@ -1123,7 +1249,7 @@ def _tree_inner(text: str) -> str | None:
     return mm.group(1) if mm else None
 
 
-@rule("custom-vjp-bwd-tuple")
+@_rule("custom-vjp-bwd-tuple")
 def custom_vjp_bwd_tuple(ctx: Context) -> Edit | None:
     """bwd returning a bare cotangent for a one-argument function -> a 1-tuple; entries for nondiff args dropped."""
     bwd_tree = _tree_inner(ctx.values.get("bwd_tree", ""))
@@ -1172,7 +1298,7 @@ def _unpacked(fn: cst.FunctionDef, name: str) -> list[str] | None:
     return None
 
 
-@rule("custom-vjp-fwd-pair")
+@_rule("custom-vjp-fwd-pair")
 def custom_vjp_fwd_pair(ctx: Context) -> Edit | None:
     """fwd returning ``y, a, b`` -> ``y, (a, b)``; fwd returning only ``y`` -> ``y, x`` when bwd plainly reads ``x``."""
     fwd_name = ctx.values.get("fwd") or ctx.values.get("fwd_name") or ""
@@ -1225,7 +1351,18 @@ def custom_vjp_fwd_pair(ctx: Context) -> Edit | None:
                 "check that bwd expects exactly these values.")
 
 
-@rule("custom-jvp-pair")
+def _bindings(fn: cst.FunctionDef, name: str) -> int:
+    """How many statements of the body bind ``name`` (assignments, loops, with, imports...)."""
+    n = 0
+    for node in m.findall(fn.body, m.AssignTarget() | m.AugAssign() | m.AnnAssign() | m.For() | m.WithItem()
+                          | m.NamedExpr()):
+        target = getattr(node, "target", None) or getattr(getattr(node, "asname", None), "name", None)
+        if target is not None and m.findall(target, m.Name(name)):
+            n += 1
+    return n
+
+
+@_rule("custom-jvp-pair")
 def custom_jvp_pair(ctx: Context) -> Edit | None:
     """A custom_jvp rule returning only the tangent -> ``(primal_out, tangent_out)``, the primal from the function."""
     rule_name = ctx.values.get("rule") or ctx.values.get("jvp_name") or ""
@@ -1257,6 +1394,10 @@ def custom_jvp_pair(ctx: Context) -> Edit | None:
                     names = [e.value.value for e in inner]  # type: ignore[attr-defined]
     if names is not None and len(names) != len(f_params) - len(c.nondiff):
         return None
+    if names is not None and any(_bindings(jvp, x) != 1 for x in names):
+        names = None  # rebound in the rule: call the function on the primals themselves
+    if _bindings(jvp, primals) != 0 or any(_bindings(jvp, x) != 0 for x in lead):
+        return None
     primal: cst.BaseExpression | None = None
     body = c.fn.body.body if isinstance(c.fn.body, cst.IndentedBlock) else []
     if names is not None and not c.nondiff and names == f_params and len(body) == 1 and m.matches(
@@ -1278,7 +1419,7 @@ def custom_jvp_pair(ctx: Context) -> Edit | None:
 _AVAL = re.compile(r"([a-z]+\d*)\[([\d,\s]*)\]")
 
 
-@rule("custom-vjp-bwd-unbroadcast")
+@_rule("custom-vjp-bwd-unbroadcast")
 def custom_vjp_bwd_unbroadcast(ctx: Context) -> Edit | None:
     """A bwd cotangent shaped like the (broadcast) output for a smaller input -> summed over the broadcast axes."""
     path = re.fullmatch(r"\[(\d+)\]", ctx.values.get("path", "").strip())
@@ -1322,7 +1463,7 @@ def custom_vjp_bwd_unbroadcast(ctx: Context) -> Edit | None:
                 f"{tuple(w_dims)}: right when `{c.fn.name.value}` broadcasts `{diff[k]}` against the other inputs.")
 
 
-@rule("grad-argnums-positional")
+@_rule("grad-argnums-positional")
 def grad_argnums_positional(ctx: Context) -> Edit | None:
     """``grad(f, argnums=1)(x, w=w)``: pass the keyword arguments that argnums counts positionally."""
     use = _grad_use(ctx, {**_GRADS, **_JACS})
@@ -1337,6 +1478,8 @@ def grad_argnums_positional(ctx: Context) -> Edit | None:
     params = _fn_params(fn) if fn is not None else None
     if params is None:
         return None
+    if use.wrappers:
+        return None  # under vmap/pmap a keyword argument is batched differently from a positional one
     need = max(argnums) + 1
     missing = params[len(pos):need]
     kws = {a.keyword.value: a for a in use.apply.args if a.keyword is not None}
@@ -1353,7 +1496,7 @@ def grad_argnums_positional(ctx: Context) -> Edit | None:
                 f"{shown} passed by position: argnums counts positional arguments; same call of `{name or 'f'}`.")
 
 
-@rule("custom-vjp-defvjp")
+@_rule("custom-vjp-defvjp")
 def custom_vjp_defvjp(ctx: Context) -> Edit | None:
     """A custom_vjp function with ``<f>_fwd``/``<f>_bwd`` defined but never registered: add ``f.defvjp(...)``."""
     fun = ctx.values.get("fun", "").strip()

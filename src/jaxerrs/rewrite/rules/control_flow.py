@@ -13,6 +13,7 @@ Every rule returns None when the code has an unusual shape: no rewrite beats a w
 from __future__ import annotations
 
 import builtins
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -39,6 +40,12 @@ _AUG_TO_BIN = {cst.AddAssign: cst.Add, cst.SubtractAssign: cst.Subtract, cst.Mul
 
 
 # ---------------------------------------------------------------------------------------------- helpers
+
+
+def _dotted(node: cst.CSTNode) -> str:
+    """'a.b.c' for a chain of names only; '' for anything else (``f(x).sum`` included)."""
+    d = dotted_name(node)
+    return d if d and "" not in d.split(".") else ""
 
 
 def _expr(code: str) -> cst.BaseExpression:
@@ -106,11 +113,12 @@ class _Loads(cst.CSTVisitor):
     def visit_Attribute(self, node: cst.Attribute) -> bool:
         if node.attr.value in _STATIC_ATTRS:
             return False
-        d = dotted_name(node)
+        d = _dotted(node)
         if d:
             self.names.append(d)
-            return False
-        return True
+        else:  # `f(x).sum`: what `f(x)` reads; `sum` is an attribute, not a name
+            node.value.visit(self)
+        return False
 
     def visit_Call(self, node: cst.Call) -> bool:
         return not m.matches(node.func, m.Name("len"))
@@ -175,11 +183,18 @@ def _smalls(stmts: Sequence[cst.BaseStatement]) -> list[cst.BaseSmallStatement] 
 
 
 def _edit(ctx: Context, mapping: dict[cst.CSTNode, Any], imports: Sequence[str | None]) -> str:
-    """The cell with nodes replaced (a node may map to a FlattenSentinel or RemovalSentinel), imports added."""
+    """The cell with nodes replaced, imports added.
+
+    A node maps to its replacement (a node, FlattenSentinel or RemovalSentinel) or to a function of the
+    updated node, for an edit that must keep the edits made inside it (nested ``min(max(...))``).
+    """
 
     class _T(cst.CSTTransformer):
         def on_leave(self, original: cst.CSTNode, updated: cst.CSTNode) -> Any:
-            return mapping.get(original, updated)
+            new = mapping.get(original)
+            if new is None:
+                return updated
+            return new(updated) if callable(new) else new
 
     assert ctx.module is not None
     out = ctx.module.visit(_T())
@@ -332,7 +347,7 @@ def _def(name: str, params: Sequence[str], body: Sequence[cst.BaseStatement], re
 
 def _resolves(ctx: Context, node: cst.BaseExpression, target: str) -> bool:
     """Whether ``node`` (a dotted name) names ``target`` ("jax.jit", "functools.partial")."""
-    d = dotted_name(node)
+    d = _dotted(node)
     if not d:
         return False
     v = _lookup(ctx, d)
@@ -354,7 +369,8 @@ def _flows_to_math(ctx: Context, node: cst.CSTNode, depth: int = 0) -> bool:
     cur = node
     while True:
         p = ctx.parent(cur)
-        if isinstance(p, (cst.BinaryOperation, cst.Element, cst.DictElement, cst.Tuple, cst.List, cst.Dict)):
+        if isinstance(p, (cst.BinaryOperation, cst.Element, cst.DictElement, cst.Tuple, cst.List, cst.Dict,
+                          cst.Comparison, cst.ComparisonTarget)):
             if isinstance(p, cst.DictElement) and p.key is cur:
                 return False
             cur = p
@@ -364,15 +380,17 @@ def _flows_to_math(ctx: Context, node: cst.CSTNode, depth: int = 0) -> bool:
             call = ctx.parent(p)
             if not isinstance(call, cst.Call) or p.keyword is not None:
                 return False
-            func = dotted_name(call.func)
+            func = _dotted(call.func)
             head, _, attr = func.rpartition(".")
-            if not (attr in _MATH_FUNCS and head and (ctx.imports.get(head.split(".")[0]) or "").startswith("jax")):
+            builtin_minmax = func in ("min", "max") and _lookup(ctx, func) is getattr(builtins, func)
+            if not builtin_minmax and not (attr in _MATH_FUNCS and head and (
+                    ctx.imports.get(head.split(".")[0]) or "").startswith("jax")):
                 return False
             cur = call
         elif isinstance(p, (cst.Index, cst.SubscriptElement)):
             cur = p
         elif isinstance(p, cst.Subscript):
-            base = _lookup(ctx, dotted_name(p.value))
+            base = _lookup(ctx, _dotted(p.value))
             if cur is p.value or base is _MISSING or not _is_array(base):
                 return False
             cur = p
@@ -453,11 +471,11 @@ def _boolish(ctx: Context, e: cst.BaseExpression) -> bool:
     if isinstance(e, cst.BinaryOperation) and isinstance(e.operator, (cst.BitAnd, cst.BitOr, cst.BitXor)):
         return _boolish(ctx, e.left) and _boolish(ctx, e.right)
     if isinstance(e, cst.Call):
-        name = dotted_name(e.func).rpartition(".")[2]
+        name = _dotted(e.func).rpartition(".")[2]
         return name in _BOOL_FUNCS
     if isinstance(e, cst.Name) and e.value in ("True", "False"):
         return True
-    v = _lookup(ctx, dotted_name(e))
+    v = _lookup(ctx, _dotted(e))
     if v is _MISSING:
         return False
     return isinstance(v, bool) or (_is_array(v) and str(getattr(v, "dtype", "")) == "bool")
@@ -647,6 +665,17 @@ def _if_assign(ctx: Context, node: cst.If, branches: list[tuple[cst.BaseExpressi
             if any(r in order and r != name for r in _loads(value)):
                 return None
     new: list[cst.BaseStatement] = []
+    if len(order) > 1:  # a later `where` must not see a condition re-evaluated on names already rebound
+        taken: list[str] = []
+        for i, c in enumerate(conds):
+            if any(r.split(".")[0] in order for r in _loads(c)):
+                pred = _free_name(ctx, "pred")
+                while pred in taken:
+                    pred = _free_name(ctx, f"pred_{len(taken) + 1}")
+                taken.append(pred)
+                new.append(cst.SimpleStatementLine(body=[cst.Assign(targets=[cst.AssignTarget(cst.Name(pred))],
+                                                                    value=_bare(c))]))
+                conds = [*conds[:i], cst.Name(pred), *conds[i + 1:]]
     for name in order:
         missing = orelse is None or any(name not in got for got in per)
         if missing and not _bound_before(ctx, node, name):
@@ -793,8 +822,13 @@ def traced_bool_ops(ctx: Context) -> Edit | None:
         mapping[n] = new
     if not mapping:
         return None
+    if _scalar_pred(ctx):  # one truth value per call: logical_* gives the very same value
+        return Edit(_edit(ctx, mapping, [imp]), "safe",
+                    "`and`/`or`/`not` on traced truth values became `jnp.logical_*` (same result; both sides "
+                    "are evaluated, which comparisons allow).")
     return Edit(_edit(ctx, mapping, [imp]), "review",
-                "`and`/`or`/`not` became element-wise `logical_*` on arrays: both sides are always evaluated.")
+                "`and`/`or`/`not` became element-wise `jnp.logical_*`: check that you meant element by element, "
+                "not `.all()`/`.any()`.")
 
 
 def _all_boolish(ctx: Context, n: cst.CSTNode) -> bool:
@@ -822,10 +856,10 @@ def traced_min_max(ctx: Context) -> Edit | None:
     mapping: dict[cst.CSTNode, Any] = {}
     for c in calls:
         assert isinstance(c, cst.Call)
-        if len(c.args) != 2 or any(a.keyword is not None or a.star for a in c.args):
-            return None
+        if len(c.args) != 2 or any(a.keyword is not None or a.star for a in c.args) or not _flows_to_math(ctx, c):
+            return None  # a size or a bound for Python (`range(min(n, k))`) must stay a Python number
         fn = "minimum" if c.func.value == "min" else "maximum"  # type: ignore[attr-defined]
-        mapping[c] = c.with_changes(func=_expr(f"{jnp}.{fn}"))
+        mapping[c] = lambda upd, fn=fn: upd.with_changes(func=_expr(f"{jnp}.{fn}"))
     return Edit(_edit(ctx, mapping, [imp]), "review",
                 "Python `min`/`max` became element-wise `jnp.minimum`/`jnp.maximum` (they return an array; "
                 "a NaN input gives NaN).")
@@ -941,24 +975,38 @@ def _jit_site(ctx: Context, fn: cst.FunctionDef) -> cst.CSTNode | None:
     return sites[0] if len(sites) == 1 else None
 
 
-def _with_static(ctx: Context, call: cst.Call, name: str) -> cst.Call | None:
-    """``call`` with ``name`` added to its ``static_argnames``."""
+def _with_static(ctx: Context, call: cst.Call, name: str, index: int | None) -> cst.Call | None:
+    """``call`` with parameter ``name`` (at position ``index``) made static.
+
+    With ``static_argnums`` alone the position joins it; with ``static_argnames`` alone the name joins
+    it; with both, both (jit then stops mapping one onto the other); with neither, a new
+    ``static_argnames``.
+    """
     args = list(call.args)
-    for i, a in enumerate(args):
-        if a.keyword is not None and a.keyword.value == "static_argnames":
-            v = a.value
-            if isinstance(v, cst.SimpleString):
-                v = cst.Tuple([cst.Element(v), cst.Element(cst.SimpleString(repr(name)))])
-            elif isinstance(v, (cst.Tuple, cst.List)) and all(isinstance(e.value, cst.SimpleString) for e in v.elements):
-                els = [e.with_changes(comma=cst.MaybeSentinel.DEFAULT) for e in v.elements]
-                v = v.with_changes(elements=[*els, cst.Element(cst.SimpleString(repr(name)))])
-            else:
-                return None
-            args[i] = a.with_changes(value=v)
-            return call.with_changes(args=args)
+    kws = {a.keyword.value: i for i, a in enumerate(args) if a.keyword is not None}
+    if "static_argnums" in kws and (index is None and "static_argnames" not in kws):
+        return None
+    changed = False
+    for key, item in (("static_argnums", cst.Integer(str(index))), ("static_argnames", cst.SimpleString(f'"{name}"'))):
+        if key not in kws or (key == "static_argnums" and index is None):
+            continue
+        a = args[kws[key]]
+        v = a.value
+        kind = cst.Integer if key == "static_argnums" else cst.SimpleString
+        if isinstance(v, kind):
+            v = cst.Tuple([cst.Element(v), cst.Element(item)])
+        elif isinstance(v, (cst.Tuple, cst.List)) and all(isinstance(e.value, kind) for e in v.elements):
+            els = [e.with_changes(comma=cst.MaybeSentinel.DEFAULT) for e in v.elements]
+            v = v.with_changes(elements=[*els, cst.Element(item)])
+        else:
+            return None
+        args[kws[key]] = a.with_changes(value=v)
+        changed = True
+    if changed:
+        return call.with_changes(args=args)
     if args:
         args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
-    kw = cst.Arg(value=_expr(f"({name!r},)"), keyword=cst.Name("static_argnames"),
+    kw = cst.Arg(value=_expr(f'("{name}",)'), keyword=cst.Name("static_argnames"),
                  equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
                                        whitespace_after=cst.SimpleWhitespace("")))
     return call.with_changes(args=[*args, kw])
@@ -978,6 +1026,48 @@ def _static_candidates(ctx: Context, fn: cst.FunctionDef, region: cst.CSTNode) -
         if getattr(v, "shape", None) == () and (dtype == "bool" or dtype.startswith(("int", "uint"))):
             out.append(name)
     return out
+
+
+def _passes_array(ctx: Context, fn: cst.FunctionDef, site: cst.CSTNode, name: str, index: int | None) -> bool:
+    """Whether a call in the cell passes an array for ``name`` (a static argument must be hashable)."""
+    callees = {fn.name.value}
+    if isinstance(site, cst.Call):
+        par = ctx.parent(site)
+        if isinstance(par, cst.Assign) and len(par.targets) == 1 and isinstance(par.targets[0].target, cst.Name):
+            callees.add(par.targets[0].target.value)
+    is_method = isinstance(ctx.parent(ctx.parent(fn) or fn), cst.ClassDef)
+    for call in ctx.nodes(cst.Call):
+        assert isinstance(call, cst.Call)
+        f = call.func
+        if isinstance(f, cst.Call):  # jax.jit(fn)(...)
+            if not (f.args and _resolves(ctx, f.func, "jax.jit") and m.matches(f.args[0].value,
+                                                                            m.Name(fn.name.value))):
+                continue
+            fname = fn.name.value
+        elif isinstance(f, (cst.Attribute, cst.Name)):
+            fname = f.attr.value if isinstance(f, cst.Attribute) else f.value
+        else:
+            continue
+        if fname not in callees:
+            continue
+        pos = None if index is None else index - (1 if is_method and isinstance(f, cst.Attribute) else 0)
+        positional = [a for a in call.args if a.keyword is None]
+        arg = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == name), None)
+        if arg is None and pos is not None and 0 <= pos < len(positional) and not positional[pos].star:
+            arg = positional[pos].value
+        if arg is not None and _array_expr(ctx, arg):
+            return True
+    return False
+
+
+def _array_expr(ctx: Context, e: cst.BaseExpression) -> bool:
+    if _traced(ctx, e) is True:
+        return True
+    if isinstance(e, cst.Call):
+        head = _dotted(e.func).split(".")[0]
+        mod = ctx.imports.get(head, "")
+        return mod.startswith(("jax", "numpy"))
+    return False
 
 
 @rule("traced-static-arg")
@@ -1008,26 +1098,28 @@ def static_arg(ctx: Context) -> Edit | None:
     if len(cands) != 1:
         return None
     name = cands[0]
+    positional = [x.name.value for x in (*fn.params.posonly_params, *fn.params.params)]
+    index = positional.index(name) if name in positional else None
     site = _jit_site(ctx, fn)
-    if site is None:
+    if site is None or _passes_array(ctx, fn, site, name, index):
         return None
     imports: list[str | None] = []
     if isinstance(site, cst.Decorator):
         d = site.decorator
         if isinstance(d, cst.Call):
-            new_call = _with_static(ctx, d, name)
+            new_call = _with_static(ctx, d, name, index)
             if new_call is None:
                 return None
             new: cst.CSTNode = site.with_changes(decorator=new_call)
         else:
             partial, imp = ctx.need("functools.partial", "partial")
             imports.append(imp)
-            new_call = _with_static(ctx, cst.Call(func=_expr(partial), args=[cst.Arg(d)]), name)
+            new_call = _with_static(ctx, cst.Call(func=_expr(partial), args=[cst.Arg(d)]), name, index)
             assert new_call is not None
             new = site.with_changes(decorator=new_call)
     else:
         assert isinstance(site, cst.Call)
-        new_call = _with_static(ctx, site, name)
+        new_call = _with_static(ctx, site, name, index)
         if new_call is None:
             return None
         new = new_call
@@ -1053,7 +1145,7 @@ def traced_list_index(ctx: Context) -> Edit | None:
         assert isinstance(sub, cst.Subscript)
         if region is not sub and region not in ctx.ancestors(sub):
             continue
-        seq = _lookup(ctx, dotted_name(sub.value))
+        seq = _lookup(ctx, _dotted(sub.value))
         if not isinstance(seq, (list, tuple)) or len(sub.slice) != 1 or not isinstance(sub.slice[0].slice, cst.Index):
             continue
         if _traced(ctx, sub.slice[0].slice.value) is not True:
@@ -1125,7 +1217,7 @@ def traced_scalar_conversion(ctx: Context) -> Edit | None:
             return None
         fname = c.func.value  # type: ignore[attr-defined]
         arg = c.args[0].value
-        dtype = _dtype_of(ctx, arg)
+        dtype = _dtype_of(ctx, arg, len(calls) == 1)
         same = (fname == "float" and dtype.startswith(("float", "bfloat"))) or (
             fname == "int" and dtype.startswith(("int", "uint")))
         if same:
@@ -1141,13 +1233,14 @@ def traced_scalar_conversion(ctx: Context) -> Edit | None:
                 "is a 0-d array, not a Python number; convert it after the transformed call if you need one.")
 
 
-def _dtype_of(ctx: Context, e: cst.BaseExpression) -> str:
-    """The dtype of ``e`` when it is a name in the failing frame (a tracer there has one), else ''."""
-    v = _lookup(ctx, dotted_name(e))
+def _dtype_of(ctx: Context, e: cst.BaseExpression, only: bool) -> str:
+    """The dtype of ``e``: from the failing frame when it is a name, else from the message's aval when
+    ``e`` is the only value converted on the line; '' when unknown."""
+    v = _lookup(ctx, _dotted(e))
     if v is not _MISSING and _is_array(v):
         return str(v.dtype)
     aval = ctx.values.get("aval", "")
-    if len(_loads(e)) <= 1 and " shape " in aval:
+    if only and " shape " in aval:
         return aval.rsplit(" ", 1)[-1].split("[")[0]
     return ""
 
@@ -1168,7 +1261,10 @@ def drop_item(ctx: Context) -> Edit | None:
         assert isinstance(c, cst.Call)
         if not _flows_to_math(ctx, c):
             return None
-        mapping[c] = c.func.value.with_changes(lpar=c.lpar, rpar=c.rpar)  # type: ignore[attr-defined]
+        base = c.func.value  # type: ignore[attr-defined]
+        if c.lpar:  # `((a + b).item())` keeps the outer parentheses; the base keeps its own
+            base = base.with_changes(lpar=[*c.lpar, *base.lpar], rpar=[*base.rpar, *c.rpar])
+        mapping[c] = base
     return Edit(_edit(ctx, mapping, []), "review",
                 "`.item()` was dropped: the value stays a 0-d array inside the transformed function; call "
                 "`.item()` on the result after the call if you need a Python number.")
@@ -1207,8 +1303,8 @@ def drop_tolist(ctx: Context) -> Edit | None:
         fname = outer.func.value if isinstance(outer.func, cst.Name) else ""
         if fname not in _TOLIST_REDUCE or len(outer.args) != 1 or _lookup(ctx, fname) is not getattr(builtins, fname):
             return None
-        if fname != "sorted" and ctx.values.get("shape", "").count(",") != 0:
-            return None  # sum/max/min of a list of rows is not the array's reduction
+        if not re.search(r"\[\d+\]$", ctx.values.get("shape", "")):
+            return None  # of a list of rows, sum/max/min/sorted are not the array's reduction
         jnp, imp = _jnp(ctx)
         imports.append(imp)
         target, new = outer, _call(f"{jnp}.{_TOLIST_REDUCE[fname]}", base)

@@ -21,6 +21,7 @@ from jaxerrs.rewrite.context import Context, dotted_name
 from jaxerrs.rewrite.rules import rule
 
 MISSING: Any = object()
+_COMMA = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
 Shape = tuple[int, ...]
 
 # ----------------------------------------------------------------------------- looking values up
@@ -91,15 +92,36 @@ def _shape_of(v: Any) -> Shape | None:
 
 
 def _full_name(ctx: Context, func: cst.BaseExpression) -> str:
-    """'jax.numpy.dot' for ``jnp.dot`` (imports resolved), '' when it is not a dotted name."""
+    """'jax.numpy.dot' for ``jnp.dot`` (imports resolved), '.mean' for a method of an expression, else ''."""
     dotted = dotted_name(func)
     if not dotted:
-        return ""
+        # a method of some expression (``params["w"].mean``): keep the method name, no module
+        return f".{func.attr.value}" if isinstance(func, cst.Attribute) else ""
     head, _, rest = dotted.partition(".")
     mod = ctx.imports.get(head)
     if mod is None:
-        return dotted
+        return _public_name(ctx, head) or dotted if not rest else dotted
     return f"{mod}.{rest}" if rest else mod
+
+
+_PUBLIC = ("jax.numpy", "jax.nn", "jax.scipy.special", "jax.lax", "jax.numpy.linalg", "jax.tree", "jax.tree_util",
+           "jax")
+
+
+def _public_name(ctx: Context, name: str) -> str | None:
+    """'jax.nn.logsumexp' for a bare name an earlier cell imported with ``from jax.nn import logsumexp``."""
+    import importlib
+
+    value = _lookup(ctx, name)
+    if value is MISSING or not callable(value) or not str(getattr(value, "__module__", "")).startswith("jax"):
+        return None
+    for mod in _PUBLIC:
+        try:
+            if getattr(importlib.import_module(mod), name, None) is value:
+                return f"{mod}.{name}"
+        except ImportError:
+            continue
+    return None
 
 
 _UNARY = {"tanh", "exp", "log", "log1p", "expm1", "sqrt", "abs", "square", "sin", "cos", "sign", "negative",
@@ -227,6 +249,12 @@ def _call_shape(ctx: Context, node: cst.Call, depth: int) -> Shape | None:
             return None
         return tuple(d for i, d in enumerate(src) if i not in axes)
     return None
+
+
+def _integer(ctx: Context, node: cst.BaseExpression) -> bool:
+    """Whether ``node`` is a live integer array (class labels, indices)."""
+    dtype = getattr(_value(ctx, node), "dtype", None)
+    return getattr(dtype, "kind", "") in ("i", "u")
 
 
 def _parse_shapes(text: str) -> list[Shape] | None:
@@ -385,8 +413,8 @@ def broadcast_axis(ctx: Context) -> Edit | None:
                     f"`{ctx.code(node)}` is transposed to {new_shape} to line up with `{ctx.code(other)}`; check that "
                     "it is stored the other way round rather than holding different data.")
     (big_node, big), (small_node, small) = sorted([(a_node, a), (b_node, b)], key=lambda t: -len(t[1]))
-    if not small:
-        return None
+    if not small or _integer(ctx, small_node):
+        return None  # integer labels against float scores usually want one-hot encoding, not a new axis
     red = _reduce_info(ctx, small_node)
     if red is not None and red[1] not in (None, MISSING) and not _has_kw(small_node, "keepdims"):
         src = _shape(ctx, red[0])
@@ -414,6 +442,58 @@ def broadcast_axis(ctx: Context) -> Edit | None:
     return Edit(ctx.replace(small_node, new), "review",
                 f"`{ctx.code(small_node)}` {small} becomes `{ctx.code(new)}` so it lines up with {axes} of "
                 f"`{ctx.code(big_node)}` {big} instead of its last axes; check that this is the axis it describes.")
+
+
+# ----------------------------------------------------------------------------- concat-axis
+
+
+@rule("concat-axis")
+def concat_axis(ctx: Context) -> Edit | None:
+    """``jnp.concatenate([a, b])`` whose pieces differ along exactly one other axis: join along that one."""
+    stmt = _statement(ctx)
+    msg_shapes = _parse_shapes(ctx.values.get("shapes", ""))
+    if stmt is None or not msg_shapes:
+        return None
+    found = []
+    for call in m.findall(stmt, m.Call()):
+        assert isinstance(call, cst.Call)
+        if _full_name(ctx, call.func) != "jax.numpy.concatenate" or not call.args or call.args[0].keyword:
+            continue
+        args = [a for a in call.args if not (a.keyword is not None and a.keyword.value == "axis")]
+        if len(args) > 1:
+            continue  # an axis given positionally or other arguments: leave it
+        axis_arg = next((a for a in call.args if a.keyword is not None and a.keyword.value == "axis"), None)
+        dim = 0 if axis_arg is None else _literal(axis_arg.value)
+        if not isinstance(dim, int):
+            continue
+        seq = call.args[0].value
+        if isinstance(seq, (cst.List, cst.Tuple)):
+            got = [_shape(ctx, e.value) for e in seq.elements if isinstance(e, cst.Element)]
+        else:
+            v = _value(ctx, seq)
+            got = [_shape_of(x) for x in v] if isinstance(v, (list, tuple)) else [None]
+        # under vmap the message shows batched shapes; the code's own (per-example) shapes come first
+        shapes = got if all(g is not None for g in got) else msg_shapes
+        if len(got) != len(msg_shapes) or len({len(x) for x in shapes}) != 1 or not shapes[0]:  # type: ignore[arg-type]
+            continue
+        if shapes is msg_shapes and any(g is not None and g != x for g, x in zip(got, shapes, strict=True)):
+            continue
+        nd = len(shapes[0])  # type: ignore[arg-type]
+        differ = [k for k in range(nd) if len({x[k] for x in shapes}) > 1]  # type: ignore[index]
+        if len(differ) == 1 and differ[0] != dim % nd:
+            found.append((call, args[0], differ[0], nd, shapes, dim))
+    if len(found) != 1:
+        return None
+    call, first, k, nd, shapes, dim = found[0]
+    axis = -1 if k == nd - 1 else k
+    kw = cst.Arg(cst.parse_expression(str(axis)), keyword=cst.Name("axis"),
+                 equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")))
+    new = call.with_changes(args=[first.with_changes(comma=_COMMA), kw])
+    joined = list(shapes[0])
+    joined[k] = sum(x[k] for x in shapes)
+    return Edit(ctx.replace(call, new), "review",
+                f"the pieces are joined along axis {axis} (where their sizes differ), giving {tuple(joined)} instead "
+                f"of along axis {dim}; check that this is the axis you meant.")
 
 
 # ----------------------------------------------------------------------------- tree-structure
@@ -564,6 +644,9 @@ def _fix_argnums(ctx: Context, call: cst.Call, trees: list[cst.BaseExpression], 
     if is_vg != isinstance(target, cst.Tuple):
         return None
     j = pos[0]
+    taken = _value(ctx, applied.args[k].value) if k < len(applied.args) else MISSING
+    if taken is not MISSING and not _same_tree(taken, values[odd]):
+        return None  # the odd tree is not the gradient of argument k after all
     f = grad.args[0].value if grad.args else None
     name = ctx.code(f) if f is not None else "the function"
     return Edit(ctx.replace(grad, _with_argnums(grad, j)), "review",
@@ -603,8 +686,9 @@ def _fix_container(ctx: Context, call: cst.Call, trees: list[cst.BaseExpression]
     if type(first) not in (list, tuple) or type(other) not in (list, tuple) or type(first) is type(other):
         return None
     conv = type(first).__name__
-    if not _same_tree(first, type(first)(other)) or ctx.bound(conv) and _lookup(ctx, conv) is not type(first):
-        return None
+    shadow = _lookup(ctx, conv)
+    if not _same_tree(first, type(first)(other)) or shadow is not MISSING and shadow is not type(first):
+        return None  # different leaves, or `list`/`tuple` rebound by the user
     node = trees[odd]
     new = cst.Call(func=cst.Name(conv), args=[cst.Arg(node)])
     return Edit(ctx.replace(node, new), "safe",
@@ -626,12 +710,17 @@ def _fix_none(ctx: Context, call: cst.Call, trees: list[cst.BaseExpression], val
         return x is None
 
     first, other = values
-    if not _same_tree(first, first) or jax.tree.leaves(other, is_leaf=isnone).count(None):
+    if any(x is None for x in jax.tree.leaves(other, is_leaf=isnone)):
         return None
     try:
         if jax.tree.structure(first, is_leaf=isnone) != jax.tree.structure(other, is_leaf=isnone):
             return None
     except Exception:  # noqa: BLE001
+        return None
+    # keeping the other value is right only where the map computes the new version of that very tree
+    parent = ctx.parent(call)
+    if not (isinstance(parent, cst.Assign) and len(parent.targets) == 1 and isinstance(trees[1], (cst.Name, cst.Attribute))
+            and ctx.code(parent.targets[0].target) == ctx.code(trees[1])):
         return None
     a, b = (p.name.value for p in fn.params.params)
     body = cst.IfExp(test=cst.Comparison(cst.Name(a), [cst.ComparisonTarget(cst.Is(), cst.Name("None"))]),
@@ -645,27 +734,81 @@ def _fix_none(ctx: Context, call: cst.Call, trees: list[cst.BaseExpression], val
     new = call.with_changes(args=[*args, is_leaf])
     t0, t1 = ctx.code(trees[0]), ctx.code(trees[1])
     return Edit(ctx.replace(call, new), "review",
-                f"where `{t0}` holds None, the entry of `{t1}` is kept unchanged (None is an empty subtree, so "
+                f"where `{t0}` holds None, the entry of `{t1}` is left unchanged (None is an empty subtree; "
                 "`is_leaf` lets it reach the function); check that None means 'leave this entry alone'.")
 
 
-def _dict_literal(ctx: Context, node: cst.BaseExpression, line: int, scope: cst.CSTNode) -> cst.Dict | None:
-    if isinstance(node, cst.Dict):
+def _dict_literal(ctx: Context, node: cst.BaseExpression, line: int, scope: cst.CSTNode,
+                  depth: int = 0) -> cst.BaseExpression | None:
+    """The dict (or list/tuple) literal ``node`` is, or was bound to by its one earlier assignment.
+
+    A parameter of the enclosing function is followed to the argument of its one call in the cell.
+    """
+    if isinstance(node, (cst.Dict, cst.List, cst.Tuple)):
         return node
-    if isinstance(node, cst.Name):
-        a = _binding_before(ctx, scope, node.value, line) or (
-            _binding_before(ctx, ctx.module, node.value, line) if scope is not ctx.module else None)
-        if a is not None and len(a.targets) == 1 and isinstance(a.targets[0].target, cst.Name) and isinstance(
-                a.value, cst.Dict):
-            return a.value
-    return None
+    if not isinstance(node, cst.Name) or depth > 3:
+        return None
+    a = _binding_before(ctx, scope, node.value, line) or (
+        _binding_before(ctx, ctx.module, node.value, line) if scope is not ctx.module else None)  # type: ignore[arg-type]
+    if a is not None:
+        if len(a.targets) == 1 and isinstance(a.targets[0].target, cst.Name):
+            return _dict_literal(ctx, a.value, ctx.span(a)[0], scope, depth + 1)
+        return None
+    if not isinstance(scope, cst.FunctionDef):
+        return None
+    params = [p.name.value for p in scope.params.params]
+    if node.value not in params:
+        return None
+    i = params.index(node.value)
+    calls = [c for c in ctx.nodes(cst.Call) if m.matches(c, m.Call(func=m.Name(scope.name.value)))]
+    if len(calls) != 1:
+        return None
+    call = calls[0]
+    assert isinstance(call, cst.Call)
+    arg = next((x.value for x in call.args if x.keyword is not None and x.keyword.value == node.value), None)
+    if arg is None and i < len(call.args) and call.args[i].keyword is None and not call.args[i].star:
+        arg = call.args[i].value
+    if arg is None:
+        return None
+    return _dict_literal(ctx, arg, ctx.span(call)[0], _scope_body(ctx, call), depth + 1)
+
+
+def _dict_diff(a: Any, b: Any, path: tuple[Any, ...] = ()) -> list[tuple[tuple[Any, ...], dict, dict]]:
+    """The dict pairs (with their key path) whose key sets differ, walking dicts, lists and tuples."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        if set(a) != set(b):
+            return [(path, a, b)]
+        return [d for k in a for d in _dict_diff(a[k], b[k], (*path, k))]
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)) and len(a) == len(b):
+        return [d for i, (x, y) in enumerate(zip(a, b, strict=True)) for d in _dict_diff(x, y, (*path, i))]
+    return []
+
+
+def _literal_at(lit: cst.BaseExpression, path: tuple[Any, ...]) -> cst.Dict | None:
+    """The dict literal inside ``lit`` at ``path`` (keys of nested dict and list literals)."""
+    node = lit
+    for key in path:
+        if isinstance(node, cst.Dict) and isinstance(key, str):
+            hits = [e.value for e in node.elements if isinstance(e, cst.DictElement) and _literal(e.key) == key]
+        elif isinstance(node, (cst.List, cst.Tuple)) and isinstance(key, int):
+            elems = [e.value for e in node.elements if isinstance(e, cst.Element)]
+            hits = [elems[key]] if len(elems) == len(node.elements) and key < len(elems) else []
+        else:
+            return None
+        if len(hits) != 1:
+            return None
+        node = hits[0]
+    return node if isinstance(node, cst.Dict) else None
 
 
 def _fix_dict_key(ctx: Context, call: cst.Call, trees: list[cst.BaseExpression], values: list[Any],
                   odd: int) -> Edit | None:
     """One key of a hand-written dict spelled differently from the first tree's: rename it there."""
-    first, other = values[0], values[odd]
-    if not isinstance(first, dict) or not isinstance(other, dict) or len(first) != len(other):
+    diffs = _dict_diff(values[0], values[odd])
+    if len(diffs) != 1:
+        return None
+    path, first, other = diffs[0]
+    if len(first) != len(other):
         return None
     only1, only2 = set(first) - set(other), set(other) - set(first)
     if len(only1) != 1 or len(only2) != 1:
@@ -676,7 +819,8 @@ def _fix_dict_key(ctx: Context, call: cst.Call, trees: list[cst.BaseExpression],
     renamed = {(k1 if k == k2 else k): v for k, v in other.items()}
     if not _same_tree(first, renamed):
         return None
-    lit = _dict_literal(ctx, trees[odd], ctx.span(call)[0], _scope_body(ctx, call))
+    top = _dict_literal(ctx, trees[odd], ctx.span(call)[0], _scope_body(ctx, call))
+    lit = _literal_at(top, path) if top is not None else None
     if lit is None:
         return None
     keys = [e for e in lit.elements if isinstance(e, cst.DictElement) and _literal(e.key) == k2]
@@ -689,9 +833,6 @@ def _fix_dict_key(ctx: Context, call: cst.Call, trees: list[cst.BaseExpression],
     return Edit(ctx.replace(key, new), "review",
                 f"the key '{k2}' is renamed '{k1}' to match the first tree (same shapes); check that they are the "
                 "same entry.")
-
-
-_LIKE = {"zeros_like", "ones_like", "full_like", "empty_like"}
 
 
 def _fix_like_literal(ctx: Context, call: cst.Call, trees: list[cst.BaseExpression], values: list[Any],
@@ -707,13 +848,7 @@ def _fix_like_literal(ctx: Context, call: cst.Call, trees: list[cst.BaseExpressi
 def _like_literal(ctx: Context, call: cst.Call, g_node: cst.BaseExpression, other: Any) -> Edit | None:
     if not isinstance(g_node, cst.Name):
         return None
-    line = ctx.span(call)[0]
-    scope = _scope_body(ctx, call)
-    assign = _binding_before(ctx, scope, g_node.value, line) or (
-        _binding_before(ctx, ctx.module, g_node.value, line) if scope is not ctx.module else None)
-    if assign is None or len(assign.targets) != 1 or not isinstance(assign.targets[0].target, cst.Name):
-        return None
-    lit = assign.value
+    lit = _dict_literal(ctx, g_node, ctx.span(call)[0], _scope_body(ctx, call))
     if isinstance(lit, cst.Dict):
         items = [e.value for e in lit.elements if isinstance(e, cst.DictElement)]
         if len(items) != len(lit.elements):
@@ -778,7 +913,6 @@ def tree_structure(ctx: Context) -> Edit | None:
 
 # ----------------------------------------------------------------------------- shared statement helpers
 
-_COMMA = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
 
 
 def _expr_names(ctx: Context, root: cst.CSTNode) -> list[cst.Name]:
@@ -837,8 +971,8 @@ def _is_tracer(v: Any) -> bool:
 
 
 def _transformed(ctx: Context, fn: cst.FunctionDef) -> bool:
-    """Whether ``fn`` is decorated with or later wrapped in a JAX transformation."""
-    words = ("jit", "vmap", "grad", "pmap", "scan", "checkpoint", "remat")
+    """Whether ``fn`` is decorated with or later wrapped in ``jit``."""
+    words = ("jit",)  # an extra output would break grad (scalar output) and change vmap's shapes
     for d in fn.decorators:
         if any(w in ctx.code(d.decorator) for w in words):
             return True
@@ -905,7 +1039,7 @@ def _call_sites(ctx: Context, fn: cst.FunctionDef) -> list[cst.Call] | None:
         elif isinstance(p, cst.Arg) and isinstance(ctx.parent(p), cst.Call):
             outer = ctx.parent(p)
             assert isinstance(outer, cst.Call)
-            if not any(w in _full_name(ctx, outer.func) for w in ("jit", "vmap", "grad")):
+            if not _full_name(ctx, outer.func).endswith("jit"):
                 return None
             gp = ctx.parent(outer)
             if isinstance(gp, cst.Call) and gp.func is outer:
@@ -922,7 +1056,7 @@ def _call_sites(ctx: Context, fn: cst.FunctionDef) -> list[cst.Call] | None:
 def _leaks_on_line(ctx: Context, stmt: cst.CSTNode) -> set[tuple[str, str]]:
     out = set()
     for n in _expr_names(ctx, stmt):
-        v = _value(ctx, n)
+        v = _value(ctx, n) if not _lambda_param(ctx, n) else MISSING
         if _is_tracer(v):
             out.add(("global", n.value))
         elif isinstance(v, list) and any(_is_tracer(x) for x in v):
@@ -931,6 +1065,21 @@ def _leaks_on_line(ctx: Context, stmt: cst.CSTNode) -> set[tuple[str, str]]:
         assert isinstance(a, cst.Attribute)
         if _is_tracer(_value(ctx, a)):
             out.add(("attr", f"{ctx.code(a.value)}.{a.attr.value}"))
+    return out
+
+
+def _leaks_in_namespace(ctx: Context) -> set[tuple[str, str]]:
+    """Globals of the cell's functions (``global x`` or ``x.append``) that now hold tracers."""
+    out = set()
+    names = {n.name.value for g in ctx.nodes(cst.Global) for n in g.names}  # type: ignore[attr-defined]
+    names |= {c.func.value.value for c in ctx.nodes(cst.Call) if m.matches(  # type: ignore[attr-defined]
+        c, m.Call(func=m.Attribute(value=m.Name(), attr=m.Name("append"))))}
+    for name in names:
+        v = (ctx.namespace or {}).get(name, MISSING)
+        if _is_tracer(v):
+            out.add(("global", name))
+        elif isinstance(v, list) and any(_is_tracer(x) for x in v):
+            out.add(("list", name))
     return out
 
 
@@ -945,6 +1094,8 @@ def leaked_tracer(ctx: Context) -> Edit | None:
     if stmt is None:
         return None
     leaks = _leaks_on_line(ctx, stmt)
+    if not leaks and ctx.record_id == "tracer-leak-checker":
+        leaks = _leaks_in_namespace(ctx)  # the checker fails at the call, before the leak is used
     if len(leaks) != 1:
         return None
     kind, name = leaks.pop()
@@ -1083,6 +1234,12 @@ def _free_name_in(fn: cst.FunctionDef, candidates: list[str]) -> str | None:
 # ----------------------------------------------------------------------------- donated-reuse
 
 
+def _lambda_param(ctx: Context, n: cst.Name) -> bool:
+    """Whether ``n`` names a parameter of a lambda around it."""
+    return any(isinstance(a, cst.Lambda) and any(p.name.value == n.value for p in a.params.params)
+               for a in ctx.ancestors(n))
+
+
 def _deleted(v: Any) -> bool:
     """Whether ``v`` (an array or a pytree of them) holds a deleted or donated buffer."""
     import jax
@@ -1122,7 +1279,7 @@ def donated_reuse(ctx: Context) -> Edit | None:
     stmt = _statement(ctx)
     if stmt is None or ctx.line is None:
         return None
-    dead = {n.value for n in _expr_names(ctx, stmt) if _deleted(_value(ctx, n))}
+    dead = {n.value for n in _expr_names(ctx, stmt) if not _lambda_param(ctx, n) and _deleted(_value(ctx, n))}
     if len(dead) != 1:
         return None
     p = dead.pop()
@@ -1162,7 +1319,8 @@ def donated_reuse(ctx: Context) -> Edit | None:
         q = small.targets[0].target.value
         assigned_p = m.findall(loop, m.AssignTarget(target=m.Name(p)) | m.AugAssign(target=m.Name(p)))
         reads_q = [n for n in _expr_names(ctx, loop) if n.value == q and not isinstance(ctx.parent(n), cst.AssignTarget)]
-        if not assigned_p and not reads_q and q != p:
+        # only when the new value is visibly the next state of the old one (params -> new_params)
+        if not assigned_p and not reads_q and q != p and p.lower() in q.lower():
             rebind = cst.parse_statement(f"{p} = {q}\n")
             return Edit(ctx.replace(site, cst.FlattenSentinel([site, rebind])), "review",
                         f"the loop now carries `{p} = {q}` forward: `{ctx.code(call.func)}` donates `{p}`, so the "

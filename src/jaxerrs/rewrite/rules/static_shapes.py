@@ -17,6 +17,7 @@ Every rule returns None as soon as the code is not of a shape it fully understan
 from __future__ import annotations
 
 import ast
+import builtins
 import difflib
 import re
 import sys
@@ -130,6 +131,10 @@ def _shape(ctx: Context, e: cst.CSTNode) -> tuple[int, ...] | None:
             if isinstance(d, dict):
                 return _value_shape(d.get(key.value.evaluated_value))
         return None
+    if isinstance(e, cst.Call) and isinstance(e.func, cst.Attribute) and e.func.attr.value in ("ravel", "flatten") \
+            and not e.args:
+        inner = _shape(ctx, e.func.value)
+        return None if inner is None else (_prod(inner),)
     parts: list[cst.CSTNode]
     if isinstance(e, cst.Comparison):
         parts = [e.left] + [c.comparator for c in e.comparisons]
@@ -150,6 +155,13 @@ def _shape(ctx: Context, e: cst.CSTNode) -> tuple[int, ...] | None:
         return tuple(np.broadcast_shapes(*shapes))  # type: ignore[arg-type]
     except ValueError:
         return None
+
+
+def _prod(shape: tuple[int, ...]) -> int:
+    out = 1
+    for d in shape:
+        out *= d
+    return out
 
 
 def _value_shape(v: Any) -> tuple[int, ...] | None:
@@ -217,7 +229,7 @@ def _find_jit(ctx: Context, fn: cst.FunctionDef) -> _Jit | None:
     if decos or in_class:
         return None
     calls = [c for c in ctx.nodes(cst.Call) if _is_jit(ctx, c.func) and c.args  # type: ignore[attr-defined]
-             and c.args[0].keyword is None and m_name(c.args[0].value) == name]  # type: ignore[attr-defined]
+             and c.args[0].keyword is None and _name_of(c.args[0].value) == name]  # type: ignore[attr-defined]
     if len(calls) != 1:
         return None
     call = calls[0]
@@ -232,7 +244,7 @@ def _find_jit(ctx: Context, fn: cst.FunctionDef) -> _Jit | None:
     return None
 
 
-def m_name(e: cst.CSTNode) -> str:
+def _name_of(e: cst.CSTNode) -> str:
     return e.value if isinstance(e, cst.Name) else ""
 
 
@@ -293,8 +305,6 @@ def _set_kwargs(call: cst.Call, updates: dict[str, str]) -> cst.Call:
                 args[i] = a.with_changes(value=cst.parse_expression(code))
                 break
         else:
-            if args and args[-1].comma is not cst.MaybeSentinel.DEFAULT and not isinstance(args[-1].comma, cst.Comma):
-                args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
             args.append(_kwarg(kw, code))
     return call.with_changes(args=args)
 
@@ -316,14 +326,14 @@ def _make_static(ctx: Context, site: _Jit, add: list[str], prefer_nums: bool = F
     if not new:
         return None
     updates: dict[str, str] = {}
-    if nums_arg is not None or prefer_nums:
+    if nums_arg is not None or (prefer_nums and names_arg is None):
         # with both keywords JAX infers neither from the other: list every static parameter in both
         kw_new = [p for p in new if p not in pos]
         both = bool(kw_new) or names_arg is not None
         more = [pos.index(p) for p in new if p in pos]
         if both:
             more += [pos.index(p) for p in names if p in pos and pos.index(p) not in nums + more]
-        updates["static_argnums"] = _tuple_code(nums + more)
+        updates["static_argnums"] = _tuple_code(sorted(set(nums + more)))
         if both:
             named = names + [pos[i] for i in nums + more if -len(pos) <= i < len(pos) and pos[i] not in names]
             updates["static_argnames"] = _tuple_code(named + [p for p in kw_new if p not in named])
@@ -375,9 +385,10 @@ _PY_CALLS = {"len", "int", "round", "min", "max", "abs", "sum"}
 
 
 def _py_value(ctx: Context, e: cst.BaseExpression, inside: bool) -> str:
-    """'py' (a Python scalar), 'wrapped' (``jnp.int32(3)``), 'array', 'unknown'."""
-    if _literal(e) is not _NOPE:
-        return "py"
+    """'py' (a hashable Python value), 'wrapped' (``jnp.int32(3)``), 'scalar-array', 'array', 'unknown'."""
+    lit = _literal(e)
+    if lit is not _NOPE:
+        return "py" if not isinstance(lit, (list, dict, set)) else "unknown"
     if isinstance(e, cst.Name):
         v = None if inside else (ctx.namespace or {}).get(e.value, _NOPE)
         if v is _NOPE or v is None:
@@ -395,6 +406,8 @@ def _py_value(ctx: Context, e: cst.BaseExpression, inside: bool) -> str:
         if _jnp_name(ctx, e.func) in ("int32", "int64", "array", "asarray", "int16", "int8", "uint32") \
                 and len(e.args) == 1 and isinstance(e.args[0].value, cst.Integer):
             return "wrapped"
+        if _full(ctx, e.func).startswith("jax."):
+            return "array"  # jnp.float32(2.0), jnp.array(n), jax.random...: array data, never static
         return "unknown"
     if isinstance(e, cst.Subscript) and isinstance(e.value, cst.Attribute) and e.value.attr.value == "shape":
         return "py"
@@ -452,11 +465,11 @@ def _body_assignments(fn: cst.FunctionDef, name: str) -> list[cst.CSTNode]:
                     out.append(n)
 
         def visit_AugAssign(self, n: cst.AugAssign) -> None:
-            if m_name(n.target) == name:
+            if _name_of(n.target) == name:
                 out.append(n)
 
         def visit_AnnAssign(self, n: cst.AnnAssign) -> None:
-            if m_name(n.target) == name:
+            if _name_of(n.target) == name:
                 out.append(n)
 
         def visit_For(self, n: cst.For) -> None:
@@ -494,8 +507,8 @@ def _to_params(ctx: Context, fn: cst.FunctionDef, name: str, depth: int = 0) -> 
         v = _lookup(ctx, n)
         if n in (ctx.locals or {}) and not _tracer(v):
             continue  # a Python value: static already
-        if n not in (ctx.locals or {}) and n in (ctx.namespace or {}) and n not in pos:
-            continue  # a global (module, constant)
+        if n not in (ctx.locals or {}) and (n in (ctx.namespace or {}) or hasattr(builtins, n)):
+            continue  # a global (module, constant) or a builtin
         sub = _to_params(ctx, fn, n, depth + 1)
         if sub is None or (owner is not None and sub[0] is not owner):
             return None
@@ -600,6 +613,8 @@ def static_argnames(ctx: Context) -> Edit | None:
                 continue
             if inside and isinstance(caller, cst.FunctionDef) and _transformed(ctx, caller):
                 return None  # the caller is traced itself: its value would be a tracer too
+            if kind in ("wrapped", "scalar-array") and site.method:
+                return None  # ``obj.name(...)`` may be another object's method: leave call sites alone
             if kind == "wrapped":
                 assert isinstance(arg.value, cst.Call)
                 if call is site.inline and _within(ctx, old, call):
@@ -747,6 +762,7 @@ def dynamic_slice(ctx: Context) -> Edit | None:
 
 
 def _hashable_literal(v: Any) -> bool:
+    """Whether a literal value is made of plain hashable items (lists count: they become tuples)."""
     if isinstance(v, (int, float, str, bool, type(None))):
         return True
     if isinstance(v, (tuple, list)):
@@ -755,16 +771,15 @@ def _hashable_literal(v: Any) -> bool:
 
 
 def _to_tuple(e: cst.BaseExpression) -> cst.BaseExpression | None:
+    """A list literal of plain items as the same tuple literal (brackets become parentheses)."""
     if isinstance(e, cst.List) and all(isinstance(el, cst.Element) for el in e.elements):
         if not all(_hashable_literal(_literal(el.value)) or isinstance(el.value, cst.Name) for el in e.elements):
             return None
         if any(isinstance(el.value, cst.List) for el in e.elements):
             return None
         els = list(e.elements)
-        if len(els) == 1:
+        if len(els) == 1:  # (2,) not (2)
             els[0] = els[0].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace("")))
-        elif els and isinstance(els[-1].comma, cst.Comma):
-            pass
         return cst.Tuple(elements=els, lpar=[cst.LeftParen(whitespace_after=e.lbracket.whitespace_after)],
                          rpar=[cst.RightParen(whitespace_before=e.rbracket.whitespace_before)])
     return None
@@ -781,31 +796,101 @@ def static_arg_hashable(ctx: Context) -> Edit | None:
     stmt = _statement(ctx)
     if stmt is None:
         return None
-    cands: list[tuple[cst.BaseExpression, cst.BaseExpression]] = []
+    cands: list[tuple[cst.BaseExpression, cst.BaseExpression, cst.Call, cst.Arg]] = []
     for call in ctx.nodes(cst.Call):
         assert isinstance(call, cst.Call)
-        if not _within(ctx, call, stmt):
+        if not _within(ctx, call, stmt) or _jnp_name(ctx, call.func) or _full(ctx, call.func).startswith("jax."):
             continue
         for a in call.args:
             v = a.value
             if isinstance(v, cst.List):
                 lit = _literal(v)
                 new = _to_tuple(v)
-                if new is not None and (lit is _NOPE or repr(lit) == shown or not shown):
-                    cands.append((v, new))
+                if new is not None and (lit is _NOPE or repr(lit) == shown):
+                    cands.append((v, new, call, a))
             elif isinstance(v, cst.ListComp):
-                cands.append((v, cst.Call(func=cst.Name("tuple"), args=[cst.Arg(v)])))
+                cands.append((v, cst.Call(func=cst.Name("tuple"), args=[cst.Arg(v)]), call, a))
             elif isinstance(v, cst.Name):
                 val = _lookup(ctx, v.value)
                 if isinstance(val, list) and _hashable_literal(val) and \
                         not any(isinstance(x, list) for x in val) and repr(val) == shown:
-                    cands.append((v, cst.Call(func=cst.Name("tuple"), args=[cst.Arg(v)])))
+                    cands.append((v, cst.Call(func=cst.Name("tuple"), args=[cst.Arg(v)]), call, a))
     if len(cands) != 1:
         return None
-    old, new = cands[0]
-    return Edit(ctx.replace(old, new), "safe",
-                f"`{ctx.code(old)}` is passed as a tuple: static arguments must be hashable, and the function "
-                f"sees the same items.")
+    old, new, call, arg = cands[0]
+    fits = _tuple_fits(ctx, call, arg)
+    if fits is False:
+        return None  # the function uses it as a list (`+ [..]`, `.append`): a tuple would break it
+    summary = f"`{ctx.code(old)}` is passed as a tuple: static arguments must be hashable"
+    if fits:
+        return Edit(ctx.replace(old, new), "safe", summary + ", and the function only reads its items.")
+    return Edit(ctx.replace(old, new), "review",
+                summary + "; check the function does not use it as a list (`+ [..]`, `.append`, `== [..]`).")
+
+
+def _callee_def(ctx: Context, call: cst.Call) -> tuple[cst.FunctionDef, bool] | None:
+    """The user's function a call runs (through its ``jit``), and whether it is called as a method."""
+    if isinstance(call.func, cst.Name):
+        name = call.func.value
+        fn = ctx.function_named(name)
+        if fn is not None and not isinstance(ctx.parent(ctx.parent(fn) or fn), cst.ClassDef):
+            return fn, False
+        for c in ctx.nodes(cst.Call):
+            assert isinstance(c, cst.Call)
+            parent = ctx.parent(c)
+            if _is_jit(ctx, c.func) and c.args and isinstance(c.args[0].value, cst.Name) and isinstance(
+                    parent, cst.Assign) and _name_of(parent.targets[0].target) == name:
+                g = ctx.function_named(c.args[0].value.value)
+                return (g, False) if g is not None else None
+    return None
+
+
+_TUPLE_SAFE_CALLS = {"len", "tuple", "list", "zip", "enumerate", "sum", "max", "min", "sorted", "reversed"}
+
+
+def _tuple_fits(ctx: Context, call: cst.Call, arg: cst.Arg) -> bool | None:
+    """True: the called function only reads the argument's items; False: it uses list-only operations;
+    None: cannot tell (the function is not in the cell, or the value is handed on to other code)."""
+    found = _callee_def(ctx, call)
+    if found is None:
+        return None
+    fn, method = found
+    pos, kwonly = _params(fn)
+    if arg.keyword is not None:
+        param = arg.keyword.value
+    else:
+        positional = [a for a in call.args if a.keyword is None]
+        i = positional.index(arg) + (1 if method else 0)
+        if any(a.star for a in call.args) or i >= len(pos):
+            return None
+        param = pos[i]
+    if param not in pos + kwonly or _body_assignments(fn, param):
+        return None
+    verdict: bool | None = True
+    for n in ctx.nodes(cst.Name):
+        assert isinstance(n, cst.Name)
+        if n.value != param or not _within(ctx, n, fn.body):
+            continue
+        p = ctx.parent(n)
+        if isinstance(p, cst.Arg):
+            owner = ctx.parent(p)
+            if isinstance(owner, cst.Call) and (_name_of(owner.func) in _TUPLE_SAFE_CALLS or isinstance(
+                    owner.func, cst.Attribute)) and p.star in ("", "*"):
+                continue
+            verdict = None  # handed to other code
+            continue
+        if isinstance(p, cst.Subscript) and p.value is n:
+            continue
+        if isinstance(p, (cst.For, cst.CompFor)) and p.iter is n:
+            continue
+        if isinstance(p, cst.StarredElement):
+            continue
+        if isinstance(p, cst.Attribute) and p.attr.value in ("count", "index") and p.value is n:
+            continue
+        if isinstance(p, (cst.BinaryOperation, cst.Comparison, cst.ComparisonTarget, cst.Attribute, cst.AugAssign)):
+            return False
+        verdict = None
+    return verdict
 
 
 # ---------------------------------------------------------------------------------------------- jit-method
@@ -830,9 +915,12 @@ def jit_method(ctx: Context) -> Edit | None:
     obj = (ctx.namespace or {}).get(cls_name)
     if obj is not None and (getattr(obj, "__hash__", None) is None or hasattr(obj, "__dataclass_fields__")):
         return None  # not hashable (or hashed by its array fields): static self would fail
-    if any(_full(ctx, d.decorator).startswith("dataclasses.") or dotted_name(d.decorator) in ("dataclass",)
-           for d in cls.decorators):
-        return None
+    for d in cls.decorators:
+        e = d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator
+        if "dataclass" in dotted_name(e):
+            return None
+    if _mutates_instances(ctx, cls, obj):
+        return None  # a static self would silently keep the old attribute values
     site = _find_jit(ctx, fn)
     pos, _ = _params(fn)
     if site is None or not pos:
@@ -844,6 +932,25 @@ def jit_method(ctx: Context) -> Edit | None:
     return Edit(ctx.replace(old, new, imports=imports), "review",
                 f"`{pos[0]}` is now a static argument of `{meth}`: the object must stay hashable and is "
                 f"compiled in as a constant, so later changes to its attributes are NOT seen (no retrace).")
+
+
+def _mutates_instances(ctx: Context, cls: cst.ClassDef, obj: Any) -> bool:
+    """Whether the cell changes attributes of the class's objects after ``__init__``."""
+    for a in ctx.nodes(cst.AssignTarget) + ctx.nodes(cst.AugAssign) + ctx.nodes(cst.AnnAssign):
+        t = a.target  # type: ignore[attr-defined]
+        targets = [t] if not isinstance(t, (cst.Tuple, cst.List)) else [e.value for e in t.elements]
+        for tt in targets:
+            if not isinstance(tt, cst.Attribute) or not isinstance(tt.value, cst.Name):
+                continue
+            meth = ctx.enclosing(a, cst.FunctionDef)
+            if meth is not None and _within(ctx, meth, cls):
+                if meth.name.value != "__init__":  # type: ignore[attr-defined]
+                    return True
+                continue
+            inst = (ctx.namespace or {}).get(tt.value.value)
+            if meth is not None or obj is None or isinstance(inst, obj):
+                return True
+    return False
 
 
 # ---------------------------------------------------------------------------------------------- boolean-mask
@@ -1024,22 +1131,51 @@ def boolean_mask(ctx: Context) -> Edit | None:
     mshape = _mask_shape(ctx)
     at = [s for s in subs if isinstance(s.value, cst.Attribute) and s.value.attr.value == "at"]
     if at:
-        return _at_mask(ctx, subs, mshape) if len(subs) == 1 or (len(at) == 1 and len(subs) == 2) else None
-    masks = {ctx.code(_mask_of(s)) for s in subs}
-    if len(masks) != 1:
+        return _at_mask(ctx, subs, mshape) if len(at) == 1 else None
+    got = _reduction_pairs(ctx, subs, mshape)
+    if got is None:
+        return _masked_variable(ctx, stmt, subs, mshape) if not at else None
+    pairs, names, mask_codes = got
+    # the same function often filters several times (one line per class, per metric): fix those too
+    fn = ctx.enclosing(stmt, cst.FunctionDef)
+    for other in ctx.nodes(cst.SimpleStatementLine) if fn is not None else []:
+        if other is stmt or not _within(ctx, other, fn) or ctx.span(other)[0] < ctx.span(stmt)[0]:
+            continue
+        osubs = _mask_subscripts(ctx, other)
+        more = _reduction_pairs(ctx, osubs, None) if osubs else None
+        if more is not None:
+            pairs += more[0]
+            names += more[1]
+            mask_codes |= more[2]
+    mask_code = ", ".join(f"`where={c}`" for c in sorted(mask_codes))
+    extra = " (an all-False mask now gives -inf/inf instead of an error)" if {"max", "min", "amax", "amin"} & set(
+        names) else ""
+    return Edit(ctx.replace_many(pairs), "review",
+                f"the masked entries are skipped with {mask_code} instead of being gathered (the shape "
+                f"stays static){extra}; check that the mask lines up with the array it filters.")
+
+
+def _reduction_pairs(ctx: Context, subs: list[cst.Subscript], mshape: tuple[int, ...] | None
+                     ) -> tuple[list[tuple[cst.CSTNode, cst.CSTNode]], list[str], set[str]] | None:
+    """Every masked subscript of ``subs`` inside a reduction, rewritten with ``where=``; None if any is not."""
+    if any(isinstance(s.value, cst.Attribute) and s.value.attr.value == "at" for s in subs):
         return None
     groups: dict[int, tuple[tuple[cst.Call, cst.BaseExpression, str], list[cst.Subscript]]] = {}
     for s in subs:
         red = _reduction_of(ctx, s)
         if red is None:
-            return _masked_variable(ctx, stmt, subs, mshape)
+            return None
         groups.setdefault(id(red[0]), (red, []))[1].append(s)
     pairs: list[tuple[cst.CSTNode, cst.CSTNode]] = []
-    names = []
+    names: list[str] = []
+    masks: set[str] = set()
     for red, gsubs in groups.values():
-        if not _operands_ok(ctx, red[1], gsubs):
+        if len({ctx.code(_mask_of(s)) for s in gsubs}) != 1 or not _operands_ok(ctx, red[1], gsubs):
             return None
-        where = _where_mask(ctx, [s.value for s in gsubs], _mask_of(gsubs[0]), mshape)
+        mask = _mask_of(gsubs[0])
+        shape = _shape(ctx, mask)
+        shape = mshape if shape is None else shape
+        where = _where_mask(ctx, [s.value for s in gsubs], mask, shape)
         if where is None:
             return None
         new = _reduction_edit(ctx, red, gsubs, where)
@@ -1047,12 +1183,8 @@ def boolean_mask(ctx: Context) -> Edit | None:
             return None
         pairs.append((red[0], new))
         names.append(red[2])
-    mask_code = masks.pop()
-    extra = " (an all-False mask now gives -inf/inf instead of an error)" if {"max", "min", "amax", "amin"} & set(
-        names) else ""
-    return Edit(ctx.replace_many(pairs), "review",
-                f"the masked entries are skipped with `where={mask_code}` instead of being gathered (the shape "
-                f"stays static){extra}; check that the mask lines up with the array it filters.")
+        masks.add(ctx.code(where))
+    return pairs, names, masks
 
 
 def _at_mask(ctx: Context, subs: list[cst.Subscript], mshape: tuple[int, ...] | None) -> Edit | None:
@@ -1073,12 +1205,13 @@ def _at_mask(ctx: Context, subs: list[cst.Subscript], mshape: tuple[int, ...] | 
     bshape = _shape(ctx, base)
     if bshape is None or bshape != mshape:
         return None
-    if others:  # x.at[mask].set(y[mask])
-        o = others[0]
-        if o is not v or ctx.code(_mask_of(o)) != ctx.code(mask) or _shape(ctx, o.value) != bshape:
+    if others:  # x.at[mask].set(y[mask]), x.at[mask].add(-lr * g[mask])
+        if any(ctx.code(_mask_of(o)) != ctx.code(mask) or _shape(ctx, o.value) != bshape
+               or not _elementwise_path(ctx, o, v) for o in others) or not _operands_ok(ctx, v, others):
             return None
-        value: cst.BaseExpression = o.value
-        scalar_ok = _dtype_kind(ctx, o.value) == _dtype_kind(ctx, base) != ""
+        value: cst.BaseExpression = _strip_masks(v, others)
+        kinds = {_dtype_kind(ctx, o.value) for o in others}
+        scalar_ok = kinds == {_dtype_kind(ctx, base)} != {""} and isinstance(v, cst.Subscript)
     else:
         if _shape(ctx, v) != ():
             return None
@@ -1102,6 +1235,22 @@ def _at_mask(ctx: Context, subs: list[cst.Subscript], mshape: tuple[int, ...] | 
                 f"data-dependent index" + ("." if safe else "; check the dtype and shape of the new values."))
 
 
+def _elementwise_path(ctx: Context, node: cst.CSTNode, root: cst.CSTNode) -> bool:
+    """Whether ``node`` reaches ``root`` through elementwise operations only (so its shape carries through)."""
+    cur = node
+    while cur is not root:
+        p = ctx.parent(cur)
+        if isinstance(p, (cst.BinaryOperation, cst.UnaryOperation)) and not isinstance(
+                getattr(p, "operator", None), cst.MatrixMultiply):
+            cur = p
+        elif isinstance(p, cst.Arg) and isinstance(ctx.parent(p), cst.Call) and _jnp_name(
+                ctx, ctx.parent(p).func) in _ELEMENTWISE:  # type: ignore[union-attr]
+            cur = ctx.parent(p)  # type: ignore[assignment]
+        else:
+            return False
+    return True
+
+
 def _masked_variable(ctx: Context, stmt: cst.SimpleStatementLine, subs: list[cst.Subscript],
                      mshape: tuple[int, ...] | None) -> Edit | None:
     """``v = x[mask]`` (or an elementwise expression of masked arrays) used only by later reductions of ``v``."""
@@ -1115,17 +1264,8 @@ def _masked_variable(ctx: Context, stmt: cst.SimpleStatementLine, subs: list[cst
     fn = ctx.enclosing(stmt, cst.FunctionDef)
     if not isinstance(fn, cst.FunctionDef) or not _operands_ok(ctx, value, subs):
         return None
-    for s in subs:  # each masked subscript reaches the value through elementwise operations only
-        cur: cst.CSTNode = s
-        while cur is not value:
-            p = ctx.parent(cur)
-            if isinstance(p, (cst.BinaryOperation, cst.UnaryOperation)):
-                cur = p
-            elif isinstance(p, cst.Arg) and isinstance(ctx.parent(p), cst.Call) and _jnp_name(
-                    ctx, ctx.parent(p).func) in _ELEMENTWISE:  # type: ignore[union-attr]
-                cur = ctx.parent(p)  # type: ignore[assignment]
-            else:
-                return None
+    if not all(_elementwise_path(ctx, s, value) for s in subs):
+        return None
     mask = _mask_of(subs[0])
     where = _where_mask(ctx, [s.value for s in subs], mask, mshape)
     if where is None:
@@ -1194,19 +1334,21 @@ def size_argument(ctx: Context) -> Edit | None:
     shape = _shape(ctx, arg)
     if shape is None or not _result_is_values(ctx, call, stmt):
         return None
-    total = 1
-    for d in shape:
-        total *= d
+    total = _prod(shape)
     size_code = str(total)
     if isinstance(arg, cst.Name):
         size_code = f"{arg.value}.size"
-    else:
+    else:  # name the array the size comes from, so the rewrite keeps working for other input shapes
         for n in _names_in(arg):
-            if _shape(ctx, cst.Name(n)) == shape and len(shape) > 0:
+            got = _shape(ctx, cst.Name(n))
+            if got is not None and len(got) > 0 and _prod(got) == total:
                 size_code = f"{n}.size"
                 break
     kws = [_kwarg("size", size_code)]
-    if name != "unique":
+    given = next((a for a in call.args if a.keyword is not None and a.keyword.value == "fill_value"), None)
+    if given is not None:
+        pad = f"`{ctx.code(given.value)}`"
+    elif name != "unique":
         kws.append(_kwarg("fill_value", "-1"))
         pad = "-1"
     else:
@@ -1218,8 +1360,8 @@ def size_argument(ctx: Context) -> Edit | None:
         fixed[-len(kws) - 1] = fixed[-len(kws) - 1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
         new = new.with_changes(args=fixed)
     return Edit(ctx.replace(call, new), "review",
-                f"`jnp.{name}` now returns a fixed {size_code} entries, padded with {pad}: check the code "
-                f"that uses the result ignores the padding.")
+                f"`jnp.{name}` now returns exactly `{size_code}` entries, padded with {pad}: check that the "
+                f"code using the result ignores the padding.")
 
 
 def _result_is_values(ctx: Context, call: cst.Call, stmt: cst.SimpleStatementLine) -> bool:
@@ -1231,7 +1373,7 @@ def _result_is_values(ctx: Context, call: cst.Call, stmt: cst.SimpleStatementLin
             break
         if isinstance(p, cst.Attribute) and p.attr.value in ("shape", "size") and p.value is cur:
             return False
-        if isinstance(p, cst.Arg) and isinstance(ctx.parent(p), cst.Call) and m_name(ctx.parent(p).func) == "len":  # type: ignore[union-attr]
+        if isinstance(p, cst.Arg) and isinstance(ctx.parent(p), cst.Call) and _name_of(ctx.parent(p).func) == "len":  # type: ignore[union-attr]
             return False
         if isinstance(p, (cst.SubscriptElement, cst.Index)):
             sub = ctx.enclosing(p, cst.Subscript)
@@ -1254,7 +1396,7 @@ def _result_is_values(ctx: Context, call: cst.Call, stmt: cst.SimpleStatementLin
                         return False
                     if isinstance(a, cst.SimpleStatementLine):
                         break
-                    if isinstance(a, cst.Arg) and isinstance(ctx.parent(a), cst.Call) and m_name(
+                    if isinstance(a, cst.Arg) and isinstance(ctx.parent(a), cst.Call) and _name_of(
                             ctx.parent(a).func) == "len":  # type: ignore[union-attr]
                         return False
     return True
@@ -1266,9 +1408,13 @@ def _result_is_values(ctx: Context, call: cst.Call, stmt: cst.SimpleStatementLin
 @rule("static-argnames-typo")
 def static_argnames_typo(ctx: Context) -> Edit | None:
     """``static_argnames=("num",)`` on ``def f(x, n)`` -> the parameter name it is closest to."""
-    kw = ctx.values.get("argnames_name", "static_argnames")
+    # read the message itself: the template holes can split "{'trainng'}" at the "in" inside the name
+    mt = re.search(r"invalid argnames (\{.*?\}) in (\w+)\.", ctx.message or "")
+    if mt is None:
+        return None
+    kw = mt.group(2)
     try:
-        bad = ast.literal_eval(ctx.values.get("names") or ctx.values.get("invalid_argnames") or "")
+        bad = ast.literal_eval(mt.group(1))
     except (ValueError, SyntaxError):
         return None
     if not isinstance(bad, (set, list, tuple)) or not bad:
@@ -1313,6 +1459,23 @@ def static_argnames_typo(ctx: Context) -> Edit | None:
         pairs.append((node, node.with_changes(value=f"{node.prefix}{q}{close[0]}{q}")))
         fixes.append((b, close[0]))
     text = ", ".join(f"`{b}` -> `{c}`" for b, c in fixes)
-    return Edit(ctx.replace_many(pairs), "review",
-                f"{kw} now names the parameter the function has ({text}); that argument becomes static: "
-                f"check calls pass a hashable Python value for it.")
+    safe = kw == "static_argnames" and _calls_pass_python(ctx, fn, [c for _, c in fixes])
+    tail = "every call in the cell passes a Python value for it" if safe else \
+        "check every call passes a hashable Python value for it"
+    return Edit(ctx.replace_many(pairs), "safe" if safe else "review",
+                f"{kw} now names the parameter the function has ({text}), which becomes static as intended; {tail}.")
+
+
+def _calls_pass_python(ctx: Context, fn: cst.FunctionDef, params: list[str]) -> bool:
+    """Whether every call of the jitted ``fn`` in the cell passes plain Python values for ``params``."""
+    site = _find_jit(ctx, fn)
+    sites = _call_sites(ctx, site) if site is not None else []
+    if site is None or not sites:
+        return False
+    for call in sites:
+        inside = ctx.enclosing(call, cst.FunctionDef) is not None
+        for p in params:
+            arg = _arg_for(call, fn, p, site.method)
+            if arg is False or (isinstance(arg, cst.Arg) and _py_value(ctx, arg.value, inside) != "py"):
+                return False
+    return True
