@@ -118,6 +118,11 @@ def function_spans(filename: str) -> tuple[tuple[int, int, str, int], ...]:
         tree = ast.parse(Path(filename).read_bytes())
     except (OSError, SyntaxError, ValueError):
         return ()
+    return tree_function_spans(tree)
+
+
+def tree_function_spans(tree: ast.AST) -> tuple[tuple[int, int, str, int], ...]:
+    """``function_spans`` of an already parsed module."""
     out: list[tuple[int, int, str, int]] = []
 
     def visit(node: ast.AST, prefix: str) -> None:
@@ -371,11 +376,16 @@ class _Visitor(ast.NodeVisitor):
         self.generic_visit(node)
 
 
-def extract_file(path: Path, rel: str) -> list[Site]:
-    tree = ast.parse(path.read_bytes(), filename=str(path))
+def extract_source(source: str | bytes | ast.Module, rel: str) -> list[Site]:
+    """Every raise statement in one module's source (text or parsed); ``rel``: path relative to site-packages."""
+    tree = source if isinstance(source, ast.Module) else ast.parse(source, filename=rel)
     visitor = _Visitor(rel)
     visitor.visit(tree)
     return visitor.sites
+
+
+def extract_file(path: Path, rel: str) -> list[Site]:
+    return extract_source(path.read_bytes(), rel)
 
 
 def _package_dirs() -> list[Path]:

@@ -1,0 +1,879 @@
+"""Raise-site history: where every JAX release from 0.4.30 on raises what, read from JAX's tagged sources.
+
+A user may paste a traceback from any release. This index says, for a message or a frame from another
+release, which site raised it in *that* release and what the installed JAX does instead (same site, moved,
+reworded, removed). It ships as ``data/site_history.json.gz`` and is regenerated from a git mirror of
+github.com/jax-ml/jax with ``python -m jaxerrs.history build --git-dir DIR --out PATH``.
+
+Data layout (compact: strings deduplicated, per-release facts stored as runs of consecutive releases)::
+
+    releases   ["0.4.30", …]                  in release order; a release is referred to by its index
+    paths, functions, classes, templates, kinds   string tables
+    sites      [[path, function, class, template|-1, kind, ordinal], …]   a raise site's identity
+    files      [[path, [[runs, lines, funcs, raises], …]], …]   one entry per distinct content of the file:
+               runs = [start, count, …]: the releases start .. start+count-1 that ship this content;
+               lines: its number of lines;
+               funcs = [function, first line - previous first line, last line - first line, …];
+               raises = [site, line - previous line, extra lines of the statement, …]
+               (deltas keep the numbers small and successive contents alike, so gzip packs them well)
+    markers    {name: [pattern, runs]}        runs = [start, count, 1, …]: text evidence of a release
+
+A site's identity across releases is (path, function, exception class name, template, ordinal), where the
+ordinal tells apart several raises of the same message in one function.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import difflib
+import gzip
+import json
+import re
+import subprocess
+import sys
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from functools import cached_property, lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import NamedTuple
+
+from jaxerrs import catalog, templates
+
+FORMAT_VERSION = 1
+DATA_FILE = "site_history.json.gz"
+FIRST_RELEASE = (0, 4, 30)
+LAST_RELEASE = (0, 10, 2)  # the default build's last tag (0.11.0 sources need Python 3.12 to parse)
+TAG = re.compile(r"^jax-v(\d+(?:\.\d+)+)$")
+
+# Text in a traceback that only some releases produce, with the source fact that decides it per release:
+# name -> (regex on the traceback text, files to read at the tag, substring that must be there).
+MARKER_RULES: dict[str, tuple[str, tuple[str, ...], str]] = {
+    "jaxlib.xla_extension": (r"\bjaxlib\.xla_extension\b", ("jax/_src/lib/__init__.py",), "xla_extension"),
+    "jaxlib._jax": (r"\bjaxlib\._jax\b", ("jax/_src/lib/__init__.py",), "jaxlib._jax"),
+    "JaxRuntimeError": (r"\bJaxRuntimeError\b", ("jax/errors.py", "jax/_src/lib/__init__.py"), "JaxRuntimeError"),
+    "docs.jax.dev errors page": (r"docs\.jax\.dev/en/latest/errors\.html", ("jax/_src/errors.py",),
+                                 "docs.jax.dev/en/latest/errors.html"),
+    "readthedocs errors page": (r"jax\.readthedocs\.io/en/latest/errors\.html", ("jax/_src/errors.py",),
+                                "jax.readthedocs.io/en/latest/errors.html"),
+}
+
+
+def version_key(version: str) -> tuple[int, ...]:
+    """``"0.4.30"`` -> ``(0, 4, 30)``; a suffix such as ``.dev1`` or ``rc1`` is ignored."""
+    out = []
+    for part in version.split("."):
+        m = re.match(r"\d+", part)
+        if not m:
+            break
+        out.append(int(m.group()))
+    return tuple(out)
+
+
+# --------------------------------------------------------------------------- building
+
+
+def release_tags(git_dir: str | Path, first: tuple[int, ...] = FIRST_RELEASE,
+                 last: tuple[int, ...] | None = LAST_RELEASE) -> list[str]:
+    """Every final-release tag ``jax-vX.Y.Z`` from ``first`` through ``last``, in release order (no rcs)."""
+    out = subprocess.run(["git", "--git-dir", str(git_dir), "tag"], check=True, capture_output=True, text=True)
+    tags = []
+    for t in out.stdout.split():
+        m = TAG.match(t)
+        if m and first <= version_key(m.group(1)) and (last is None or version_key(m.group(1)) <= last):
+            tags.append(t)
+    return sorted(tags, key=lambda t: version_key(t[len("jax-v"):]))
+
+
+def _wanted(path: str) -> bool:
+    """Python files of the packages users install: ``jax/`` and jaxlib's Python parts, no tests or tools."""
+    if not path.endswith(".py") or not path.startswith(("jax/", "jaxlib/")):
+        return False
+    parts = path.split("/")
+    skip = ("tests", "examples", "tools", "wheel") if parts[0] == "jaxlib" else ("tests", "examples")
+    if any(p in skip for p in parts[:-1]):
+        return False
+    name = parts[-1]
+    return not (name.endswith("_test.py") or name in ("setup.py", "conftest.py"))
+
+
+class _Blobs:
+    """Reads blobs from a bare git repository through one ``git cat-file --batch`` process."""
+
+    def __init__(self, git_dir: str | Path) -> None:
+        self.proc = subprocess.Popen(["git", "--git-dir", str(git_dir), "cat-file", "--batch"],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+
+    def read(self, sha: str) -> bytes:
+        assert self.proc.stdin and self.proc.stdout
+        self.proc.stdin.write(sha.encode() + b"\n")
+        self.proc.stdin.flush()
+        header = self.proc.stdout.readline().split()
+        if len(header) < 3 or header[1] != b"blob":
+            raise LookupError(f"not a blob: {sha}")
+        data = self.proc.stdout.read(int(header[2]))
+        self.proc.stdout.read(1)  # the newline after each object
+        return data
+
+    def close(self) -> None:
+        if self.proc.stdin:
+            self.proc.stdin.close()
+        self.proc.wait()
+
+
+def _tree(git_dir: str | Path, tag: str) -> list[tuple[str, str]]:
+    out = subprocess.run(["git", "--git-dir", str(git_dir), "ls-tree", "-r", tag, "--", "jax", "jaxlib"],
+                         check=True, capture_output=True, text=True).stdout
+    rows = []
+    for line in out.splitlines():
+        meta, path = line.split("\t", 1)
+        _mode, kind, sha = meta.split()
+        if kind == "blob" and _wanted(path):
+            rows.append((path, sha))
+    return rows
+
+
+def _runs(values: dict[int, tuple[int, ...]]) -> list[int]:
+    """{release index: value tuple} -> flat runs [start, count, *value, …] of consecutive equal values."""
+    out: list[int] = []
+    prev_i, prev_v, start, count = None, None, 0, 0
+    for i in sorted(values):
+        v = values[i]
+        if prev_v == v and prev_i == i - 1:
+            count += 1
+        else:
+            if prev_v is not None:
+                out += [start, count, *prev_v]
+            start, count = i, 1
+        prev_i, prev_v = i, v
+    if prev_v is not None:
+        out += [start, count, *prev_v]
+    return out
+
+
+class _Table:
+    def __init__(self) -> None:
+        self.items: list[str] = []
+        self.index: dict[str, int] = {}
+
+    def __call__(self, s: str) -> int:
+        i = self.index.get(s)
+        if i is None:
+            i = self.index[s] = len(self.items)
+            self.items.append(s)
+        return i
+
+
+def build(git_dir: str | Path, tags: Sequence[str] | None = None, progress: bool = False) -> dict[str, object]:
+    """The history data for ``tags`` (default: every release tag 0.4.30 .. LAST_RELEASE) of a jax git mirror."""
+    tags = list(tags) if tags is not None else release_tags(git_dir)
+    releases = [t[len("jax-v"):] if t.startswith("jax-v") else t for t in tags]
+    blobs = _Blobs(git_dir)
+    marker_paths = {p for _pattern, paths, _needle in MARKER_RULES.values() for p in paths}
+    # (path, blob) -> (raises as (site key, line, extra lines), {function: (first, last)}, lines in the file)
+    parsed: dict[tuple[str, str], tuple[list[tuple[tuple, int, int]], dict[str, tuple[int, int]], int]] = {}
+    versions: dict[str, dict[str, list[int]]] = {}  # path -> blob -> release indices
+    kinds: dict[tuple, str] = {}
+    markers: dict[str, dict[int, tuple[int, ...]]] = {}
+    skipped: dict[str, str] = {}
+    try:
+        for ri, tag in enumerate(tags):
+            tree = _tree(git_dir, tag)
+            texts: dict[str, bytes] = {}
+            for path, sha in tree:
+                key = (path, sha)
+                if key not in parsed or path in marker_paths:
+                    source = blobs.read(sha)
+                    if path in marker_paths:
+                        texts[path] = source
+                if key not in parsed:
+                    raises: list[tuple[tuple, int, int]] = []
+                    spans: dict[str, tuple[int, int]] = {}
+                    try:
+                        module = ast.parse(source, filename=path)
+                        ordinals: dict[tuple[str, str, str | None], int] = {}
+                        for site in sorted(catalog.extract_source(module, path), key=lambda s: s.line):
+                            base = (site.function, site.class_name, site.template)
+                            n = ordinals[base] = ordinals.get(base, -1) + 1
+                            skey = (path, site.function, site.class_name, site.template, n)
+                            raises.append((skey, site.line, site.end_line - site.line))
+                            kinds.setdefault(skey, site.kind)
+                        for lo, hi, qual, _def_line in catalog.tree_function_spans(module):
+                            old = spans.get(qual)  # a name defined twice (if/else): the span of both
+                            spans[qual] = (min(lo, old[0]), max(hi, old[1])) if old else (lo, hi)
+                    except (SyntaxError, ValueError, RecursionError) as e:
+                        skipped[f"{releases[ri]}:{path}"] = type(e).__name__
+                    parsed[key] = (raises, spans, source.count(b"\n") + 1)
+                versions.setdefault(path, {}).setdefault(sha, []).append(ri)
+            for name, (_pattern, paths, needle) in MARKER_RULES.items():
+                if any(needle.encode() in texts.get(p, b"") for p in paths):
+                    markers.setdefault(name, {})[ri] = (1,)
+            if progress:
+                print(f"{tag}: {len(tree)} files, {len(parsed)} file versions so far", file=sys.stderr, flush=True)
+    finally:
+        blobs.close()
+
+    P, F, C, T, K = _Table(), _Table(), _Table(), _Table(), _Table()
+    first_seen: dict[tuple, int] = {}
+    for path, per in versions.items():
+        for sha, indices in per.items():
+            for skey, _line, _extra in parsed[(path, sha)][0]:
+                first_seen[skey] = min(first_seen.get(skey, 1 << 30), indices[0])
+    site_index: dict[tuple, int] = {}
+    site_rows = []
+    for skey in sorted(first_seen, key=lambda k: (k[0], k[1], first_seen[k], k[2], k[3] or "", k[4])):
+        path, function, cls, template, ordinal = skey
+        site_index[skey] = len(site_rows)
+        site_rows.append([P(path), F(function), C(cls), -1 if template is None else T(template),
+                          K(kinds[skey]), ordinal])
+    file_rows = []
+    for path in sorted(versions):
+        rows = []
+        for sha, indices in sorted(versions[path].items(), key=lambda kv: kv[1][0]):
+            raises, spans, nlines = parsed[(path, sha)]
+            funcs_flat: list[int] = []
+            prev = 0
+            for qual, (lo, hi) in sorted(spans.items(), key=lambda kv: (kv[1][0], kv[0])):
+                funcs_flat += [F(qual), lo - prev, hi - lo]
+                prev = lo
+            sites_flat: list[int] = []
+            prev = 0
+            for skey, line, extra in raises:
+                sites_flat += [site_index[skey], line - prev, extra]
+                prev = line
+            rows.append([_runs({i: () for i in indices}), nlines, funcs_flat, sites_flat])
+        file_rows.append([P(path), rows])
+    return {
+        "format": FORMAT_VERSION,
+        "source": "https://github.com/jax-ml/jax tags " + ", ".join(tags),
+        "releases": releases,
+        "paths": P.items, "functions": F.items, "classes": C.items, "templates": T.items, "kinds": K.items,
+        "sites": site_rows,
+        "files": file_rows,
+        "markers": {name: [MARKER_RULES[name][0], _runs(per)] for name, per in sorted(markers.items())},
+        "skipped": skipped,
+    }
+
+
+def write(data: dict[str, object], out: str | Path) -> None:
+    """Write history data as deterministic gzipped JSON (no timestamp in the gzip header)."""
+    raw = json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+    Path(out).parent.mkdir(parents=True, exist_ok=True)
+    with open(out, "wb") as fh, gzip.GzipFile(filename="", mode="wb", fileobj=fh, compresslevel=9, mtime=0) as gz:
+        gz.write(raw)
+
+
+# --------------------------------------------------------------------------- lookups
+
+
+class SiteHit(NamedTuple):
+    """One raise site over a range of consecutive releases in which it sits at the same line."""
+
+    releases: tuple[str, str]  # (first, last), inclusive
+    path: str
+    function: str
+    line: int
+    template: str | None
+
+
+@dataclass(frozen=True)
+class _Site:
+    path: str
+    function: str
+    cls: str
+    template: str | None
+    kind: str
+    ordinal: int
+    lines: dict[int, tuple[int, int]]  # release index -> (line, end line)
+
+    @property
+    def present(self) -> list[int]:
+        return sorted(self.lines)
+
+
+def _decode(runs: Sequence[int], width: int) -> Iterator[tuple[int, int, tuple[int, ...]]]:
+    step = 2 + width
+    for i in range(0, len(runs), step):
+        yield runs[i], runs[i + 1], tuple(runs[i + 2 : i + step])
+
+
+# A traceback frame: `File ".../jax/_src/x.py", line 12, in f` or IPython's `File .../jax/_src/x.py:12, in f(…)`.
+_FRAME = re.compile(r'File "?(?P<file>[^"\n]*?(?:^|[\\/])(?:jax|jaxlib)[\\/][^"\n]*?\.py)"?'
+                    r'(?:, line |:)(?P<line>\d+)(?:, in (?P<func>[\w.<>]+))?')
+_PKG_PATH = re.compile(r"(?:^|[\\/])((?:jax|jaxlib)[\\/].+\.py)$")
+_VERSION_STATED = re.compile(r"\bjax(?:lib)?(?:\s*(?:==|:|version)\s*|-)v?(\d+\.\d+\.\d+(?:\.\d+)?)\b", re.I)
+
+
+class History:
+    """The raise-site history of JAX releases; see the module docstring for what it holds."""
+
+    def __init__(self, data: dict) -> None:
+        if data.get("format") != FORMAT_VERSION:
+            raise ValueError(f"site history format {data.get('format')!r}, expected {FORMAT_VERSION}")
+        self.data = data
+        self._releases: list[str] = list(data["releases"])
+        self._index = {r: i for i, r in enumerate(self._releases)}
+
+    # ---- tables
+
+    def releases(self) -> list[str]:
+        """Every release the index covers, oldest first."""
+        return list(self._releases)
+
+    @cached_property
+    def _decoded(self) -> tuple[list[_Site], dict[tuple[str, str], dict[int, tuple[int, int]]],
+                                dict[str, dict[int, int]]]:
+        """(sites with their lines per release, function spans per release, file lengths per release)."""
+        d = self.data
+        paths, functions = d["paths"], d["functions"]
+        lines: list[dict[int, tuple[int, int]]] = [{} for _ in d["sites"]]
+        funcs: dict[tuple[str, str], dict[int, tuple[int, int]]] = {}
+        files: dict[str, dict[int, int]] = {}
+        for p, contents in d["files"]:
+            path = paths[p]
+            per_file = files.setdefault(path, {})
+            for runs, nlines, funcs_flat, raises_flat in contents:
+                indices = [i for start, count, _ in _decode(runs, 0) for i in range(start, start + count)]
+                for i in indices:
+                    per_file[i] = nlines
+                lo = 0
+                for k in range(0, len(funcs_flat), 3):
+                    f, dlo, length = funcs_flat[k : k + 3]
+                    lo += dlo
+                    per = funcs.setdefault((path, functions[f]), {})
+                    for i in indices:
+                        per[i] = (lo, lo + length)
+                line = 0
+                for k in range(0, len(raises_flat), 3):
+                    site, dline, extra = raises_flat[k : k + 3]
+                    line += dline
+                    for i in indices:
+                        lines[site][i] = (line, line + extra)
+        sites = [_Site(paths[p], functions[f], d["classes"][c], None if t < 0 else d["templates"][t],
+                       d["kinds"][k], ordinal, lines[n])
+                 for n, (p, f, c, t, k, ordinal) in enumerate(d["sites"])]
+        return sites, funcs, files
+
+    @property
+    def sites(self) -> list[_Site]:
+        return self._decoded[0]
+
+    @cached_property
+    def _by_function(self) -> dict[tuple[str, str], list[_Site]]:
+        out: dict[tuple[str, str], list[_Site]] = {}
+        for s in self.sites:
+            out.setdefault((s.path, s.function), []).append(s)
+        return out
+
+    @cached_property
+    def _by_path(self) -> dict[str, list[_Site]]:
+        out: dict[str, list[_Site]] = {}
+        for s in self.sites:
+            out.setdefault(s.path, []).append(s)
+        return out
+
+    @cached_property
+    def _by_template(self) -> dict[str, list[_Site]]:
+        out: dict[str, list[_Site]] = {}
+        for s in self.sites:
+            if s.template:
+                out.setdefault(templates.normalise(s.template), []).append(s)
+        return out
+
+    @cached_property
+    def _anchored(self) -> list[tuple[str, str]]:
+        """(anchor, normalised template) for every template with usable literal text."""
+        out = []
+        for norm in self._by_template:
+            a = templates.anchor(norm)
+            if len(a) >= 6:
+                out.append((a, norm))
+        return out
+
+    @property
+    def _funcs(self) -> dict[tuple[str, str], dict[int, tuple[int, int]]]:
+        return self._decoded[1]
+
+    @property
+    def _files(self) -> dict[str, dict[int, int]]:
+        return self._decoded[2]
+
+    @cached_property
+    def _markers(self) -> list[tuple[str, re.Pattern[str], frozenset[int]]]:
+        out = []
+        for name, (pattern, runs) in self.data["markers"].items():
+            present = frozenset(i for start, count, _ in _decode(runs, 1) for i in range(start, start + count))
+            out.append((name, re.compile(pattern), present))
+        return out
+
+    def release_index(self, release: str) -> int:
+        """The index of a release; a version between or after indexed releases maps to the latest one before it.
+
+        Raises ``KeyError`` for a version older than the first indexed release.
+        """
+        if release in self._index:
+            return self._index[release]
+        key = version_key(release)
+        older = [i for i, r in enumerate(self._releases) if version_key(r) <= key]
+        if not older:
+            raise KeyError(f"JAX {release} is older than the first release indexed ({self._releases[0]})")
+        return older[-1]
+
+    def _range(self, indices: Iterable[int]) -> list[tuple[str, str]]:
+        """Consecutive runs of release indices as (first, last) release names."""
+        out: list[tuple[str, str]] = []
+        prev = None
+        for i in sorted(indices):
+            if prev is not None and i == prev + 1:
+                out[-1] = (out[-1][0], self._releases[i])
+            else:
+                out.append((self._releases[i], self._releases[i]))
+            prev = i
+        return out
+
+    def format_releases(self, indices: Iterable[int]) -> str | None:
+        """``"0.5.1"``, ``"0.4.35..0.4.38"``, or comma-separated ranges; None for no release."""
+        ranges = self._range(indices)
+        if not ranges:
+            return None
+        return ",".join(a if a == b else f"{a}..{b}" for a, b in ranges)
+
+    # ---- what raises this text, and where
+
+    def _template_matches(self, text: str, cls: str | None = None) -> list[tuple[float, str]]:
+        """(score, normalised template) of every template that matches ``text``, best first.
+
+        ``text`` is a message (or a template: its holes then match the template's holes). An identical
+        template scores 2; otherwise the score is the share of the message the template's literal text
+        covers, and a match covering under a third of a long message is dropped.
+        """
+        norm = templates.normalise(text)
+        cls_name = cls.rsplit(".", 1)[-1] if cls else None
+        found: dict[str, float] = {}
+        if norm in self._by_template:
+            found[norm] = 2.0
+        for anchor, tmpl in self._anchored:
+            if tmpl in found or anchor not in norm:
+                continue
+            m = templates.match(tmpl, norm)
+            if m is None:
+                continue
+            if m.coverage < 1 / 3 and m.literal < 40:
+                continue
+            found[tmpl] = m.coverage
+        if not found and len(norm) >= 30:
+            # A message cut short (only its first line pasted): templates it is the start of.
+            for tmpl, heads in self._heads:
+                if any(h in norm for h in heads):
+                    cov = _prefix_coverage(tmpl, norm)
+                    if cov >= 0.8:
+                        found[tmpl] = 0.9 * cov
+        out = []
+        for tmpl, score in found.items():
+            if cls_name and not any(s.cls == cls_name for s in self._by_template[tmpl]):
+                continue
+            out.append((score, tmpl))
+        out.sort(key=lambda st: (-st[0], -templates.literal_length(st[1]), st[1]))
+        return out
+
+    def sites_for(self, text: str, cls: str | None = None) -> list[SiteHit]:
+        """Which releases raise a message matching ``text`` (a message or a template), and where.
+
+        Best-matching template first; within one template, by path, function, then release. ``cls``
+        (a class name, dotted or not) keeps only sites raising that class.
+        """
+        cls_name = cls.rsplit(".", 1)[-1] if cls else None
+        out: list[SiteHit] = []
+        for _score, tmpl in self._template_matches(text, cls):
+            for s in sorted(self._by_template[tmpl], key=lambda s: (s.path, s.function, s.present[0])):
+                if cls_name and s.cls != cls_name:
+                    continue
+                out.extend(self._hits(s))
+        return out
+
+    def _hits(self, s: _Site) -> list[SiteHit]:
+        by_line: dict[int, list[int]] = {}
+        for i, (line, _end) in s.lines.items():
+            by_line.setdefault(line, []).append(i)
+        out = []
+        for line, indices in by_line.items():
+            for first, last in self._range(indices):
+                out.append(SiteHit((first, last), s.path, s.function, line, s.template))
+        out.sort(key=lambda h: self._index[h.releases[0]])
+        return out
+
+    def where(self, path: str, function: str, release: str, template: str | None = None) -> int | None:
+        """The line of the raise in ``function`` of ``path`` in ``release``; None when there is none.
+
+        With ``template`` (a template or a message), the raise of that message; without, the function's
+        first raise. ``release`` must be an indexed release.
+        """
+        ri = self._index.get(release)
+        if ri is None:
+            return None
+        cands = [s for s in self._by_function.get((path, function), ()) if ri in s.lines]
+        if template is not None:
+            cands = self._pick(cands, template)
+        lines = sorted(s.lines[ri][0] for s in cands)
+        return lines[0] if lines else None
+
+    def function_span(self, path: str, function: str, release: str) -> tuple[int, int] | None:
+        """(first line, last line) of a function in ``release``, raise or not; None when it did not exist."""
+        ri = self._index.get(release)
+        return None if ri is None else self._funcs.get((path, function), {}).get(ri)
+
+    def site_at(self, path: str, line: int, release: str) -> SiteHit | None:
+        """The raise statement covering ``line`` of ``path`` in ``release``."""
+        ri = self._index.get(release)
+        if ri is None:
+            return None
+        for s in self._by_path.get(path, ()):
+            span = s.lines.get(ri)
+            if span and span[0] <= line <= span[1]:
+                return next(h for h in self._hits(s) if self._index[h.releases[0]] <= ri <= self._index[h.releases[1]])
+        return None
+
+    def _pick(self, cands: list[_Site], template: str) -> list[_Site]:
+        """The candidates whose template is ``template``, else those whose template matches it as a message."""
+        norm = templates.normalise(template)
+        exact = [s for s in cands if s.template and templates.normalise(s.template) == norm]
+        if exact:
+            return exact
+        scored = []
+        for s in cands:
+            if s.template:
+                m = templates.match(s.template, norm)
+                if m is not None and (m.coverage >= 1 / 3 or m.literal >= 40):
+                    scored.append((m.coverage, s))
+        if not scored and len(norm) >= 20:
+            # A truncated message or template: the start of a template's text.
+            for s in cands:
+                if s.template:
+                    t = templates.normalise(s.template)
+                    cov = 1.0 if norm in t else _prefix_coverage(t, norm)
+                    if cov >= 0.8:
+                        scored.append((cov, s))
+        if not scored:
+            return []
+        best = max(c for c, _ in scored)
+        return [s for c, s in scored if c == best]
+
+    # ---- what the installed JAX does instead
+
+    def fate(self, path: str, function: str, template: str, installed_version: str) -> dict[str, object]:
+        """What became of a raise site (from any indexed release) by ``installed_version``.
+
+        Returns ``{"status", "now", "removed_in", "changed_in", "as_of"}``:
+
+        - ``same``: the same message is raised in the same function (``now`` says where, maybe another line);
+        - ``moved``: the same message is raised from another function or file;
+        - ``reworded``: a raise of the same class took its place with different wording (``now``), in the
+          same function, or elsewhere when its wording is close and it appeared when the old one went;
+        - ``removed``: nothing took its place; ``removed_in`` is the first release without it;
+        - ``unknown``: no indexed release raises this message from this function (never a guess).
+
+        ``now`` is ``{"path", "function", "line", "template", "class"}``; ``changed_in`` is the first release
+        where the old form is gone (moved/reworded/removed); ``as_of`` the indexed release the answer is for
+        (the installed version, or the latest indexed release before it). When the site took several steps
+        (moved, then reworded), ``via`` lists them: ``[{"release", "path", "function", "line", …}, …]``.
+        When only releases newer than ``as_of`` raise it, the status is ``unknown`` and ``added_in`` says
+        since when. ``template`` may be a template or a message, also one cut short.
+        """
+        now_i = self.release_index(installed_version)
+        answer: dict[str, object] = {"status": "unknown", "now": None, "removed_in": None, "changed_in": None,
+                                     "as_of": self._releases[now_i]}
+        old = self._pick(self._by_function.get((path, function), []), template)
+        if not old:
+            return answer
+        here = [s for s in old if now_i in s.lines]
+        if here:
+            answer.update(status="same", now=self._now(sorted(here, key=lambda s: s.ordinal)[0], now_i))
+            return answer
+        before = [i for s in old for i in s.lines if i <= now_i]
+        if not before:  # only releases newer than the installed one raise it
+            answer["added_in"] = self._releases[min(i for s in old for i in s.lines)]
+            return answer
+        # Follow the site's lineage release by release: each time it goes, what took its place.
+        site = max(old, key=lambda s: max((i for i in s.lines if i <= now_i), default=-1))
+        gone = max(before) + 1
+        answer["changed_in"] = self._releases[gone]
+        via: list[dict[str, object]] = []
+        for _step in range(len(self._releases)):
+            nxt = self._successor(site, gone)
+            if nxt is None:
+                answer.update(status="removed", removed_in=self._releases[gone])
+                break
+            via.append({"release": self._releases[gone], **self._now(nxt, gone)})
+            site = nxt
+            if now_i in site.lines:
+                same_text = templates.normalise(site.template or "") == templates.normalise(old[0].template or "")
+                answer.update(status="moved" if same_text else "reworded", now=self._now(site, now_i))
+                break
+            gone = max(i for i in site.lines if i <= now_i) + 1
+        if len(via) > 1 or answer["status"] == "removed" and via:
+            answer["via"] = via
+        return answer
+
+    def _successor(self, old: _Site, gone: int) -> _Site | None:
+        """The raise that took ``old``'s place in release ``gone`` (the first release without it), if any.
+
+        The same message (same class) from another function or file, new in that release; else a new raise
+        of the same class in the same function with similar wording; else, new in that release, a raise of
+        similar wording in the same file or a function of the same name (nearly identical wording elsewhere).
+        """
+        def sim(s: _Site) -> float:
+            return difflib.SequenceMatcher(None, templates.normalise(old.template or ""),
+                                           templates.normalise(s.template or "")).ratio()
+
+        def alive(s: _Site) -> bool:
+            return gone in s.lines and s.cls == old.cls and s is not old
+
+        long_enough = bool(old.template) and templates.literal_length(old.template or "") >= 12
+        if long_enough:
+            same = [s for s in self._by_template.get(templates.normalise(old.template or ""), []) if alive(s)]
+            if same:
+                return min(same, key=lambda s: (gone - 1 in s.lines, s.path != old.path, s.function, s.ordinal))
+        same_fn = [s for s in self._by_function.get((old.path, old.function), []) if alive(s)]
+        fresh = [s for s in same_fn if gone - 1 not in s.lines]
+        for pool, bar in ((fresh, 0.45), (same_fn, 0.6)):
+            if pool:
+                best = max(pool, key=sim)
+                if sim(best) >= bar:
+                    return best
+        if not long_enough:
+            return None
+
+        def related(s: _Site) -> bool:
+            same_name = s.function.rsplit(".", 1)[-1] == old.function.rsplit(".", 1)[-1]
+            return sim(s) >= (0.6 if same_name else 0.7 if s.path == old.path else 0.85)
+
+        near = [s for s in self.sites if alive(s) and s.template and gone - 1 not in s.lines and related(s)]
+        return max(near, key=sim) if near else None
+
+    def _now(self, s: _Site, i: int) -> dict[str, object]:
+        return {"path": s.path, "function": s.function, "line": s.lines[i][0], "template": s.template,
+                "class": s.cls}
+
+    # ---- which release produced this text
+
+    def releases_from_text(self, text: str) -> list[str]:
+        """The indexed releases consistent with a traceback's evidence (every release when it says nothing).
+
+        Evidence: JAX frames (the function must exist in that release and span the line; the innermost
+        frame, when it is a raise, must be a raise at that line), module names and URLs only some
+        releases print, a stated ``jax==X.Y.Z``, and the final message's wording. Frames are strict: when
+        no indexed release has them all, the answer is ``[]`` (an unindexed release, a dev build or a local
+        patch). The softer evidence only narrows: where it would leave no release, it is ignored.
+        """
+        every = frozenset(range(len(self._releases)))
+        possible = set(every)
+
+        def narrow(found: Iterable[int]) -> None:
+            nonlocal possible
+            cut = possible & set(found)
+            if cut:
+                possible = cut
+
+        for path, line, func, is_raise in self._frames(text):
+            found = self._frame_releases(path, line, func, is_raise)
+            if found is None:
+                continue  # a file no indexed release has (jaxlib's compiled parts, a plugin): no evidence
+            possible &= found
+            if not possible:
+                return []
+        for _name, rx, present in self._markers:
+            if rx.search(text):
+                narrow(present)
+        for m in _VERSION_STATED.finditer(text):
+            if m.group(1) in self._index:
+                narrow({self._index[m.group(1)]})
+        message = _final_message(text)
+        if message:
+            matches = self._template_matches(message)
+            if matches and matches[0][0] >= 0.5:
+                best = matches[0][0]
+                top = [t for sc, t in matches if sc >= best - 1e-9]
+                narrow(i for t in top for s in self._by_template[t] for i in s.lines)
+        return [self._releases[i] for i in sorted(possible)]
+
+    @staticmethod
+    def _frames(text: str) -> list[tuple[str, int, str | None, bool]]:
+        """(JAX-relative path, line, function, whether the code shown is a ``raise``) of each JAX frame."""
+        out = []
+        for m in _FRAME.finditer(text):
+            pm = _PKG_PATH.search(m.group("file").replace("\\", "/"))
+            if pm:
+                code = text[m.end():].split("\n", 2)
+                is_raise = len(code) > 1 and code[0].strip() == "" and code[1].strip().startswith("raise ")
+                out.append((pm.group(1), int(m.group("line")), m.group("func"), is_raise))
+        return out
+
+    def _frame_releases(self, path: str, line: int, func: str | None, is_raise: bool = False) -> set[int] | None:
+        """The releases a frame is consistent with; None when no indexed release has the file."""
+        files = self._files.get(path)
+        if not files:
+            return None
+        if is_raise:  # the code shown is a raise: a raise statement must cover that line
+            return {i for s in self._by_path.get(path, ()) if func is None or _same_function(s.function, func)
+                    for i, (lo, hi) in s.lines.items() if lo <= line <= hi}
+        if func is None or func.startswith("<"):  # <module>, <listcomp>, <genexpr>, <lambda>: no span stored
+            return {i for i, n in files.items() if line <= n}
+        # Tracebacks name a function by co_name ("error") or, in newer printers, co_qualname
+        # ("concretization_function_error.<locals>.error"): accept either spelling.
+        spans: dict[int, list[tuple[int, int]]] = {}
+        for (_p, qual), per in self._funcs_by_path.get(path, {}).items():
+            if _same_function(qual, func):
+                for i, span in per.items():
+                    spans.setdefault(i, []).append(span)
+        return {i for i, ss in spans.items() if any(lo <= line <= hi for lo, hi in ss)}
+
+    @cached_property
+    def _heads(self) -> list[tuple[str, tuple[str, ...]]]:
+        """(normalised template, the starts of its first literal runs) for the truncated-message search."""
+        out = []
+        for norm in self._by_template:
+            lits = [x for x in templates.literals(norm) if len(x) >= 8][:2]
+            if lits:
+                out.append((norm, tuple(x[:24] for x in lits)))
+        return out
+
+    @cached_property
+    def _funcs_by_path(self) -> dict[str, dict[tuple[str, str], dict[int, tuple[int, int]]]]:
+        out: dict[str, dict[tuple[str, str], dict[int, tuple[int, int]]]] = {}
+        for key, per in self._funcs.items():
+            out.setdefault(key[0], {})[key] = per
+        return out
+
+    def release_from_text(self, text: str) -> str | None:
+        """The JAX release (``"0.5.1"``) or range (``"0.4.35..0.4.38"``) a traceback came from; None if unknown."""
+        found = self.releases_from_text(text)
+        if len(found) == len(self._releases):
+            return None
+        return self.format_releases(self._index[r] for r in found)
+
+
+def _prefix_coverage(template: str, message: str) -> float:
+    """The share of ``message`` that is ``template``'s literal text, when the message is the template's start.
+
+    The template's parts are found in order; the message must end inside a literal (or a hole) of it,
+    and a hole stands for any text. 0 when the message is not a start of the template.
+    """
+    try:
+        parts = templates.parts(template)
+    except ValueError:
+        return 0.0
+    pos, matched, after_hole = 0, 0, True  # the template may start anywhere in the message, like a search
+    for lit, name in parts:
+        lit = templates.normalise(lit) if lit.strip() else ""
+        if lit:
+            i = message.find(lit, pos) if after_hole else (pos if message.startswith(lit, pos) else -1)
+            if i < 0:
+                rest = message[pos:].strip()
+                # The message ends inside this literal: its tail is a start of it.
+                for k in range(min(len(lit), len(rest)), 0, -1):
+                    if rest.endswith(lit[:k]) and (after_hole or rest == lit[:k]):
+                        return (matched + k) / max(1, len(message))
+                return 0.0
+            pos, matched = i + len(lit), matched + len(lit)
+            if message[pos:pos + 1] == " ":
+                pos += 1
+        after_hole = name is not None
+    return 0.0  # the whole template is there: a full match, not a prefix
+
+
+def _same_function(qual: str, name: str) -> bool:
+    """Whether a traceback's function name (bare or qualified) names the function ``qual``."""
+    if qual == name:
+        return True
+    if qual.rsplit(".", 1)[-1] != name.rsplit(".", 1)[-1]:
+        return False
+    return "." not in name or qual.endswith("." + name) or name.endswith("." + qual)
+
+
+_EXC_LINE = re.compile(r"^(?:[A-Za-z_][\w.]*\.)?[A-Z]\w*(?:Error|Exception|Warning)\b:\s*(?P<msg>.*)$")
+
+
+def _final_message(text: str) -> str | None:
+    """The message of the last ``Class: message`` line of a traceback, with what follows it."""
+    lines = text.rstrip().splitlines()
+    for i in range(len(lines) - 1, -1, -1):
+        m = _EXC_LINE.match(lines[i].strip())
+        if m:
+            rest = "\n".join([m.group("msg")] + lines[i + 1 :])
+            return re.sub(r"\s*See https://\S+/errors\.html#\S+\s*$", "", rest).strip() or None
+    return None
+
+
+# --------------------------------------------------------------------------- the shipped data
+
+
+def data_path() -> Path:
+    """Where the shipped history data lives."""
+    return Path(str(resources.files("jaxerrs") / "data" / DATA_FILE))
+
+
+@lru_cache(maxsize=4)
+def _load(path: str) -> History:
+    with gzip.open(path, "rt", encoding="utf-8") as fh:
+        return History(json.load(fh))
+
+
+def load(path: str | Path | None = None) -> History:
+    """The history index (the shipped data file unless ``path`` is given); read once, then cached."""
+    return _load(str(path or data_path()))
+
+
+def releases() -> list[str]:
+    """Every JAX release the shipped index covers, oldest first."""
+    return load().releases()
+
+
+def sites_for(text: str, cls: str | None = None) -> list[SiteHit]:
+    """See :meth:`History.sites_for`."""
+    return load().sites_for(text, cls)
+
+
+def where(path: str, function: str, release: str, template: str | None = None) -> int | None:
+    """See :meth:`History.where`."""
+    return load().where(path, function, release, template)
+
+
+def fate(path: str, function: str, template: str, installed_version: str | None = None) -> dict[str, object]:
+    """See :meth:`History.fate`; ``installed_version`` defaults to the installed JAX."""
+    version = installed_version or catalog.installed_jax_version() or load().releases()[-1]
+    return load().fate(path, function, template, version)
+
+
+def release_from_text(text: str) -> str | None:
+    """See :meth:`History.release_from_text`."""
+    return load().release_from_text(text)
+
+
+# --------------------------------------------------------------------------- CLI
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m jaxerrs.history build --git-dir DIR [--out PATH] [--tags T …]``."""
+    parser = argparse.ArgumentParser(prog="python -m jaxerrs.history", description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    b = sub.add_parser("build", help="regenerate the history data from a git mirror of github.com/jax-ml/jax")
+    b.add_argument("--git-dir", required=True, help="the repository's git directory (a bare mirror is fine)")
+    b.add_argument("--out", default=None, help=f"output file (default: the package's data/{DATA_FILE})")
+    b.add_argument("--tags", nargs="*", default=None,
+                   help="tags to index (default: every release tag from --first through --last)")
+    b.add_argument("--first", default="0.4.30", help="first release (default 0.4.30)")
+    b.add_argument("--last", default=".".join(map(str, LAST_RELEASE)), help="last release, or 'all'")
+    args = parser.parse_args(argv)
+    tags = args.tags or release_tags(args.git_dir, version_key(args.first),
+                                     None if args.last == "all" else version_key(args.last))
+    data = build(args.git_dir, tags, progress=True)
+    out = Path(args.out) if args.out else Path(__file__).parent / "data" / DATA_FILE
+    write(data, out)
+    print(f"{out}: {len(data['releases'])} releases, {len(data['sites'])} sites, "
+          f"{len(data['templates'])} templates, {out.stat().st_size} bytes", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

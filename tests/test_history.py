@@ -1,0 +1,289 @@
+"""The raise-site history of JAX releases 0.4.30 .. 0.10.2 (the shipped data file; no git needed).
+
+Every fact below was read from JAX's tagged sources (``git show jax-vX.Y.Z:path``).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from jaxerrs import history
+
+RELEASES = [
+    "0.4.30", "0.4.31", "0.4.32", "0.4.33", "0.4.34", "0.4.35", "0.4.36", "0.4.37", "0.4.38",
+    "0.5.0", "0.5.1", "0.5.2", "0.5.3",
+    "0.6.0", "0.6.1", "0.6.2",
+    "0.7.0", "0.7.1", "0.7.2",
+    "0.8.0", "0.8.1", "0.8.2", "0.8.3",
+    "0.9.0", "0.9.0.1", "0.9.1", "0.9.2",
+    "0.10.0", "0.10.1", "0.10.2",
+]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def h() -> history.History:
+    return history.load()
+
+
+def test_covers_every_release(h: history.History) -> None:
+    assert h.releases() == RELEASES
+    assert history.releases() == RELEASES
+    assert history.data_path().stat().st_size < 2_000_000
+    assert not h.data["skipped"]  # every file of every release parsed
+
+
+def test_load_is_cached() -> None:
+    assert history.load() is history.load()
+
+
+def _lines(h: history.History, text: str, path: str) -> dict[str, int]:
+    """{release: line} of the raises of ``text`` in ``path``."""
+    out = {}
+    for hit in h.sites_for(text):
+        if hit.path == path:
+            first, last = h.release_index(hit.releases[0]), h.release_index(hit.releases[1])
+            for r in RELEASES[first : last + 1]:
+                out[r] = hit.line
+    return out
+
+
+def test_moved_file_prng(h: history.History) -> None:
+    # jax/_src/prng.py:312 in 0.10.1; jax/_src/random/prng.py:311 in 0.10.2.
+    text = "key array cannot be converted to boolean."
+    old, new = _lines(h, text, "jax/_src/prng.py"), _lines(h, text, "jax/_src/random/prng.py")
+    assert old["0.10.1"] == 312 and "0.10.2" not in old
+    assert new == {"0.10.2": 311}
+    assert h.where("jax/_src/prng.py", "PRNGKeyArray.__bool__", "0.10.1") == 312
+    assert h.where("jax/_src/prng.py", "PRNGKeyArray.__bool__", "0.10.2") is None
+    f = h.fate("jax/_src/prng.py", "PRNGKeyArray.__bool__", text, "0.10.2")
+    assert f["status"] == "moved" and f["changed_in"] == "0.10.2"
+    assert f["now"] == {"path": "jax/_src/random/prng.py", "function": "PRNGKeyArray.__bool__", "line": 311,
+                        "template": text, "class": "TypeError"}
+    assert h.fate("jax/_src/prng.py", "PRNGKeyArray.__bool__", text, "0.10.1")["status"] == "same"
+
+
+def test_moved_file_random(h: history.History) -> None:
+    # jax/_src/random.py:313 (0.10.1) -> jax/_src/random/core.py:314 (0.10.2), a message over two lines.
+    message = "split accepts a single key, but was given a key array of shape (2, 2) != (). Use jax.vmap for batching."
+    hits = h.sites_for(message, cls="TypeError")
+    assert {x.path for x in hits} == {"jax/_src/random.py", "jax/_src/random/core.py"}
+    assert h.where("jax/_src/random.py", "_split", "0.10.1", message) == 313
+    assert h.where("jax/_src/random/core.py", "_split", "0.10.2", message) == 314
+    f = h.fate("jax/_src/random.py", "_split", message, "0.10.2")
+    assert f["status"] == "moved" and f["now"]["path"] == "jax/_src/random/core.py" and f["now"]["line"] == 314
+
+
+def test_moved_out_of_lax_numpy(h: history.History) -> None:
+    # lax_numpy.py:11507 in 0.5.0; numpy/indexing.py:168 in 0.5.1.
+    text = "Cannot do a non-empty jnp.take() from an empty axis."
+    assert h.where("jax/_src/numpy/lax_numpy.py", "_take", "0.5.0", text) == 11507
+    assert h.where("jax/_src/numpy/indexing.py", "_take", "0.5.1", text) == 168
+    f = h.fate("jax/_src/numpy/lax_numpy.py", "_take", text, "0.10.2")
+    assert f["status"] == "moved" and f["changed_in"] == "0.5.1"
+    assert (f["now"]["path"], f["now"]["function"]) == ("jax/_src/numpy/indexing.py", "_take")
+
+
+def test_moved_then_reworded(h: history.History) -> None:
+    # matmul: lax_numpy.py:9176 (0.5.0) -> tensor_contractions.py:234 (0.5.1), then in 0.10.2 line 258
+    # says "Incompatible types" instead of "Incompatible shapes".
+    old = "Incompatible shapes for matmul arguments: {shape} and {shape}"
+    assert h.where("jax/_src/numpy/lax_numpy.py", "matmul", "0.5.0", old) == 9176
+    assert h.where("jax/_src/numpy/tensor_contractions.py", "matmul", "0.5.1", old) == 234
+    f = h.fate("jax/_src/numpy/lax_numpy.py", "matmul", old, "0.10.2")
+    assert f["status"] == "reworded" and f["changed_in"] == "0.5.1"
+    assert f["now"]["path"] == "jax/_src/numpy/tensor_contractions.py" and f["now"]["line"] == 258
+    assert f["now"]["template"].startswith("Incompatible types for matmul arguments")
+    assert [step["release"] for step in f["via"]] == ["0.5.1", "0.10.2"]
+    # As of 0.10.1 it had only moved.
+    assert h.fate("jax/_src/numpy/lax_numpy.py", "matmul", old, "0.10.1")["status"] == "moved"
+
+
+def test_reworded_setitem(h: history.History) -> None:
+    # array_methods.py _unimplemented_setitem: "'{}' object does not support item assignment." up to
+    # 0.4.34; from 0.4.35 "JAX arrays are immutable and do not support in-place item assignment."
+    old = "'ArrayImpl' object does not support item assignment. JAX arrays are immutable."
+    hits = h.sites_for(old, cls="TypeError")
+    assert hits and all(x.function == "_unimplemented_setitem" for x in hits)
+    assert max(h.release_index(x.releases[1]) for x in hits) == RELEASES.index("0.4.34")
+    f = h.fate("jax/_src/numpy/array_methods.py", "_unimplemented_setitem", old, "0.10.2")
+    assert f["status"] == "reworded" and f["changed_in"] == "0.4.35"
+    assert f["now"]["template"].startswith("JAX arrays are immutable and do not support in-place item assignment")
+
+
+def test_removed(h: history.History) -> None:
+    # jax.xla_computation (api.py) went in 0.4.34; jnp.reshape's newshape error went in 0.6.0.
+    f = h.fate("jax/_src/api.py", "xla_computation", "in_parts has been deprecated.", "0.10.2")
+    assert f == {"status": "removed", "now": None, "removed_in": "0.4.34", "changed_in": "0.4.34",
+                 "as_of": "0.10.2"}
+    text = "The newshape argument to jnp.reshape was removed in JAX v0.4.36. Use shape instead."
+    assert h.where("jax/_src/numpy/lax_numpy.py", "reshape", "0.5.3", text) == 2026
+    f = h.fate("jax/_src/numpy/lax_numpy.py", "reshape", text, "0.10.2")
+    assert f["status"] == "removed" and f["removed_in"] == "0.6.0" and f["now"] is None
+    assert h.fate("jax/_src/numpy/lax_numpy.py", "reshape", text, "0.5.3")["status"] == "same"
+
+
+def test_unknown_is_never_invented(h: history.History) -> None:
+    f = h.fate("jax/_src/core.py", "no_such_function", "This message was never in JAX at all.", "0.10.2")
+    assert f["status"] == "unknown" and f["now"] is None
+    assert h.sites_for("This message was never in JAX at all, not in any release.") == []
+    assert h.where("jax/_src/core.py", "no_such_function", "0.10.2") is None
+
+
+def test_same_site_other_line(h: history.History) -> None:
+    # Tracer conversion errors are raised from core.py in every release, at a line that moves.
+    fn = "concretization_function_error.<locals>.error"
+    # Its first raise is `raise TracerBoolConversionError(arg)`: 1517 in 0.4.30, 1661 in 0.6.2, 1961 in 0.10.2.
+    lines = {r: h.where("jax/_src/core.py", fn, r) for r in RELEASES}
+    assert lines["0.4.30"] == 1517 and lines["0.6.2"] == 1661 and lines["0.10.2"] == 1961
+    assert all(lines.values())
+    hit = h.site_at("jax/_src/core.py", 1523, "0.4.30")  # `raise ConcretizationTypeError(arg, fname_context)`
+    assert hit is not None and hit.function == fn and hit.line == 1523
+    assert h.site_at("jax/_src/core.py", 1524, "0.4.30") is None
+    assert h.function_span("jax/_src/core.py", "Tracer.__bool__", "0.4.35") is not None
+
+
+def _traceback(*frames: tuple[str, int, str, str], message: str) -> str:
+    lines = ["Traceback (most recent call last):", '  File "/home/me/train.py", line 12, in <module>',
+             "    step(x)"]
+    for path, line, func, code in frames:
+        lines += [f'  File "/usr/lib/python3.11/site-packages/{path}", line {line}, in {func}', f"    {code}"]
+    return "\n".join(lines + [message])
+
+
+CONCRETE = ("jax.errors.TracerBoolConversionError: Attempted boolean conversion of traced array with shape "
+            "bool[].\nThe error occurred while tracing the function f at /home/me/train.py:3 for jit.")
+
+
+@pytest.mark.parametrize("release, bool_line, raise_line", [
+    ("0.4.30", 754, 1517),
+    ("0.4.35", 788, 1554),
+    ("0.6.2", 883, 1661),
+    ("0.10.1", 1013, 1888),
+    ("0.10.2", 1085, 1961),
+])  # fmt: skip
+def test_release_from_frames(h: history.History, release: str, bool_line: int, raise_line: int) -> None:
+    text = _traceback(("jax/_src/core.py", bool_line, "__bool__", "return self.aval._bool(self)"),
+                      ("jax/_src/core.py", raise_line, "error", "raise TracerBoolConversionError(arg)"),
+                      message=CONCRETE)
+    assert h.releases_from_text(text) == [release]
+    assert history.release_from_text(text) == release
+
+
+def test_release_from_ipython_frames(h: history.History) -> None:
+    # IPython's format: "File /path/jax/_src/core.py:1967, in concretization_function_error.<locals>.error(arg)".
+    text = ("File /opt/conda/lib/python3.11/site-packages/jax/_src/core.py:1085, in Tracer.__bool__(self)\n"
+            "File /opt/conda/lib/python3.11/site-packages/jax/_src/core.py:1961, in "
+            "concretization_function_error.<locals>.error(arg)\n" + CONCRETE)
+    assert h.releases_from_text(text) == ["0.10.2"]
+    assert h.release_from_text(text) == "0.10.2"
+
+
+def test_release_from_module_names(h: history.History) -> None:
+    old = "jaxlib.xla_extension.XlaRuntimeError: INVALID_ARGUMENT: something went wrong"
+    new = "jaxlib._jax.XlaRuntimeError: INVALID_ARGUMENT: something went wrong"
+    assert h.release_from_text(old) == "0.4.30..0.6.1"
+    assert h.release_from_text(new) == "0.6.1..0.10.2"
+
+
+def test_release_from_wording(h: history.History) -> None:
+    # The setitem message was reworded in 0.4.35; the old wording says "up to 0.4.34".
+    old = ("TypeError: 'ArrayImpl' object does not support item assignment. JAX arrays are immutable. "
+           "Instead of ``x[idx] = y``, use ``x = x.at[idx].set(y)``")
+    assert h.release_from_text(old) == "0.4.30..0.4.34"
+
+
+def test_release_not_determinable(h: history.History) -> None:
+    assert h.release_from_text("ValueError: something unrelated happened") is None
+    assert h.release_from_text("") is None
+    # A frame whose line no release has is not evidence for any release; ignored, not trusted.
+    text = _traceback(("jax/_src/core.py", 999999, "__bool__", "x"), message="TypeError: boom")
+    assert h.release_from_text(text) is None
+
+
+def test_unindexed_installed_version(h: history.History) -> None:
+    text = "key array cannot be converted to boolean."
+    newer = h.fate("jax/_src/prng.py", "PRNGKeyArray.__bool__", text, "0.10.3")
+    assert newer["as_of"] == "0.10.2" and newer["status"] == "moved"
+    with pytest.raises(KeyError):
+        h.fate("jax/_src/prng.py", "PRNGKeyArray.__bool__", text, "0.4.20")
+
+
+def test_frames_are_strict(h: history.History) -> None:
+    # 0.4.30's __bool__ frame with 0.10.2's raise line: no indexed release has both.
+    text = _traceback(("jax/_src/core.py", 754, "__bool__", "return self.aval._bool(self)"),
+                      ("jax/_src/core.py", 1961, "error", "raise TracerBoolConversionError(arg)"),
+                      message=CONCRETE)
+    assert h.releases_from_text(text) == []
+    assert h.release_from_text(text) is None
+    # A code line that is a raise must sit on a raise statement of that release.
+    one = _traceback(("jax/_src/core.py", 1961, "error", "raise TracerBoolConversionError(arg)"), message=CONCRETE)
+    assert h.releases_from_text(one) == ["0.10.2"]
+    # Comprehension frames and files no release has are no evidence either way.
+    extra = _traceback(("jax/_src/core.py", 1961, "<listcomp>", "[f(x) for x in xs]"),
+                       ("jaxlib/_jax_plugin_that_is_not_python.py", 7, "f", "g()"),
+                       ("jax/_src/core.py", 1961, "error", "raise TracerBoolConversionError(arg)"), message=CONCRETE)
+    assert h.releases_from_text(extra) == ["0.10.2"]
+
+
+def test_matches_the_installed_catalog(h: history.History) -> None:
+    """At the installed release, the index holds exactly the catalog's raise sites of ``jax/``."""
+    from jaxerrs import catalog
+
+    version = catalog.installed_jax_version()
+    if version not in h.releases():
+        pytest.skip(f"installed JAX {version} is not an indexed release")
+    i = h.release_index(version)
+    indexed = {(s.path, s.function, s.cls, s.template, s.lines[i][0]) for s in h.sites if i in s.lines}
+    installed = {(s.path, s.function, s.class_name, s.template, s.line)
+                 for s in catalog.get(progress=False).sites if s.path.startswith("jax/")}
+    assert installed <= indexed
+    # The tag also has files the wheel leaves out (test utilities, examples); of the others, nothing extra.
+    paths = {k[0] for k in installed}
+    assert not {k for k in indexed if k[0] in paths} - installed
+
+
+def _git(repo, *args: str) -> None:  # noqa: ANN001 - a path
+    import subprocess
+
+    subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True,
+                   env={"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
+                        "GIT_COMMITTER_EMAIL": "t@t", "HOME": str(repo), "PATH": "/usr/bin:/bin:/usr/local/bin"})
+
+
+def test_build_from_git(tmp_path) -> None:  # noqa: ANN001 - pytest's tmp_path
+    """The builder on a tiny repository: tags in release order, rcs skipped, moves and removals tracked."""
+    import shutil
+
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    repo = tmp_path / "jax"
+    (repo / "jax" / "_src").mkdir(parents=True)
+    _git(repo, "init", "-q")
+    versions = {
+        "0.4.30": {"jax/_src/a.py": 'def f(x):\n    raise ValueError(f"bad value for the argument: {x}")\n\ndef g():\n    raise TypeError("this one is gone soon")\n'},
+        "0.4.31rc": {"jax/_src/a.py": "def f(x):\n    pass\n"},
+        "0.4.31": {"jax/_src/a.py": '\n\ndef f(x):\n    raise ValueError(f"bad value for the argument: {x}")\n\ndef g():\n    raise TypeError("this one is gone soon")\n'},
+        "0.5.0": {"jax/_src/b.py": 'def f(x):\n    raise ValueError(f"bad value for the argument: {x}")\n', "jax/_src/a.py": "X = 1\n",
+                  "jax/tests/t_test.py": 'raise ValueError("a test")\n'},
+    }
+    for version, files in versions.items():
+        for old in (repo / "jax").rglob("*.py"):
+            old.unlink()
+        for path, text in files.items():
+            (repo / path).parent.mkdir(parents=True, exist_ok=True)
+            (repo / path).write_text(text)
+        _git(repo, "add", "-A")
+        _git(repo, "commit", "-q", "-m", version, "--allow-empty")
+        _git(repo, "tag", f"jax-v{version}" if version[-1].isdigit() else f"jax-v{version[:-2]}-rc")
+    git_dir = repo / ".git"
+    assert history.release_tags(git_dir) == ["jax-v0.4.30", "jax-v0.4.31", "jax-v0.5.0"]
+    out = tmp_path / "h.json.gz"
+    assert history.main(["build", "--git-dir", str(git_dir), "--out", str(out)]) == 0
+    small = history.History(history.load(out).data)
+    assert small.releases() == ["0.4.30", "0.4.31", "0.5.0"]
+    assert [(x.releases, x.path, x.line) for x in small.sites_for("bad value for the argument: 3")] == [
+        (("0.4.30", "0.4.30"), "jax/_src/a.py", 2), (("0.4.31", "0.4.31"), "jax/_src/a.py", 4),
+        (("0.5.0", "0.5.0"), "jax/_src/b.py", 2)]
+    assert small.fate("jax/_src/a.py", "f", "bad value for the argument: {x}", "0.5.0")["now"]["path"] == "jax/_src/b.py"
+    assert small.fate("jax/_src/a.py", "g", "this one is gone soon", "0.5.0")["removed_in"] == "0.5.0"
+    assert small.sites_for("a test") == []  # tests are not part of the installed package
