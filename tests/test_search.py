@@ -1,15 +1,19 @@
-"""Search: relevance over tests/search_relevance.py, the empty/absurd cases, the JSON contract, filters,
+"""Search: relevance over tests/search_relevance.py (the records' words) and tests/search_relevance_users.py
+(users' words: titles of public threads), the empty/absurd cases, the JSON contract, filters,
 `%jaxerr search` in a real InteractiveShell, and the result widget."""
 
 from __future__ import annotations
 
 import importlib
 import json
+import re
 import subprocess
 import sys
 
 import pytest
 
+import search_relevance_users
+from search_metrics import measure
 from search_relevance import CASES
 
 search_mod = importlib.import_module("jaxerrs.search_index")
@@ -17,11 +21,6 @@ search = search_mod.search
 
 ABSURD = ["asdfghjkl qwertyuiop", "banana smoothie recipe", "lorem ipsum dolor sit amet", "xyzzy plugh", "12345",
           "!!! ??? ...", "the of and"]
-
-
-def _rank(query: str, expected: str) -> int | None:
-    ids = [h.id for h in search(query, limit=10)]
-    return ids.index(expected) + 1 if expected in ids else None
 
 
 def test_relevance_set_is_well_formed():
@@ -35,20 +34,57 @@ def test_relevance_set_is_well_formed():
 
 
 def test_relevance_mrr_and_top1():
-    ranks = [(_rank(q, e), q, e, k) for q, e, k in CASES]
-    rr = [1.0 / r if r else 0.0 for r, *_ in ranks]
-    mrr = sum(rr) / len(rr)
-    top1 = sum(r == 1 for r, *_ in ranks) / len(ranks)
+    rep = measure(CASES)
     by_kind: dict[str, list[float]] = {}
-    for (_r, _q, _e, k), x in zip(ranks, rr, strict=True):
-        by_kind.setdefault(k, []).append(x)
-    print(f"\nsearch relevance over {len(CASES)} queries: MRR {mrr:.3f}, top-1 {top1:.3f}")
+    for r in rep.results:
+        by_kind.setdefault(r.extra[0], []).append(r.rr)
+    print("\nsearch relevance, " + rep.line("records' words"))
     for k, xs in sorted(by_kind.items()):
         print(f"  {k:<10} n={len(xs):<3} MRR {sum(xs) / len(xs):.3f}")
-    for r, q, e, k in ranks:
-        if r != 1:
-            print(f"  miss ({k}): {q[:60]!r} -> {e} at rank {r}")
-    assert mrr >= 0.9
+    for r in rep.misses:
+        print(f"  miss ({r.extra[0]}): {r.query[:60]!r} -> {r.expected} at rank {r.rank}")
+    assert rep.mrr >= 0.9
+
+
+USERS = search_relevance_users.CASES
+# Where the users' set stands after the general ranking changes (0.89 when written; it moves as records are
+# added and edited): a regression guard. The goal is USERS_TARGET; see test_users_relevance_target.
+USERS_FLOOR = 0.86
+USERS_TARGET = 0.9
+
+
+def test_users_relevance_set_is_well_formed():
+    from jaxerrs.kb.records import all_records
+
+    ids = set(all_records())
+    assert len(USERS) >= 100
+    assert len({e for _, e, _ in USERS}) >= 50  # many records, not the top few
+    assert len({q for q, _, _ in USERS}) == len(USERS)
+    cite = re.compile(r"^([\w.-]+/[\w.-]+#\d+|https?://\S+)$")
+    for query, expected, source in USERS:
+        assert expected in ids, f"{expected!r} (for {query[:40]!r}) is not a record id"
+        assert cite.match(source), f"{source!r} (for {query[:40]!r}) is not owner/repo#N or an address"
+    assert len(search_relevance_users.TUNE) + len(search_relevance_users.HELD_OUT) == len(USERS)
+
+
+def _users_report():
+    rep = measure(USERS)
+    print("\nsearch relevance, " + rep.line("users' words"))
+    print("  " + measure(search_relevance_users.TUNE).line("tune (even entries)"))
+    print("  " + measure(search_relevance_users.HELD_OUT).line("held out (odd entries)"))
+    for r in rep.misses:
+        print(f"  miss: {r.query[:60]!r} -> {r.expected} at rank {r.rank}")
+    return rep
+
+
+def test_users_relevance_mrr():
+    assert _users_report().mrr >= USERS_FLOOR
+
+
+@pytest.mark.xfail(reason="the users' set is at ~0.89 MRR; 0.9 is not reached by general ranking changes yet",
+                   strict=False)
+def test_users_relevance_target():
+    assert measure(USERS).mrr >= USERS_TARGET
 
 
 @pytest.mark.parametrize("query", ["", "   ", "\n\t", *ABSURD])

@@ -1,9 +1,17 @@
 """Search over curated records (every text field) and JAX's raise sites: one BM25 index.
 
 A pasted message or traceback goes through the matcher first, so its record (then its raise site)
-leads. Unknown words are corrected to the nearest word the records use (typos); plurals are folded;
-a query word pair found side by side in a record's title, tags or patterns adds a phrase bonus; records
-that many others list as related win close calls. Curated records rank above bare sites.
+leads. Words on both sides go through one light stemmer (plurals, -ed, -ing, -ly, a final e: "jitting",
+"traced", "inconsistently" meet "jit", "trace", "inconsistent"). Unknown words are corrected to the nearest
+word the records use (typos). A query word is weighed by where it comes from: the parts of a pasted
+CamelCase class name share a weight, so the class does not drown the API named next to it; the words issue
+titles wrap around a problem ("bad error message when ...") count for less; a few words users write are
+also looked up as the word the records use ("dimension" -> "axis", "deprecated" -> "removed", "OOM").
+A query word found in a record's title, id or tags counts once more (the body saturates in BM25, so the
+record about a word and one that merely mentions it often would score alike); a query word pair found side
+by side in a record's title, id, tags or patterns adds a phrase bonus; records that many others list as
+related win close calls. Curated records rank above bare sites. Relevance is measured on two sets, the
+records' words and users' words (tests/search_relevance*.py, tests/search_metrics.py).
 """
 
 from __future__ import annotations
@@ -20,24 +28,61 @@ K1, B = 1.4, 0.6
 _WORD = re.compile(r"[A-Za-z][a-z]+|[A-Z]+(?![a-z])|[0-9]+|[a-z]+")
 _STOP = frozenset("a an the of to in on for is are be it this that with by or and as at from your you was its "
                   "i my me we how what why when does do did not no can cannot get got".split())
-# Record fields and how much a word in each counts.
-_FIELDS = (("title", 3), ("id", 3), ("tags", 3), ("error_class", 2), ("patterns", 2), ("explanation", 1),
-           ("triggers", 1), ("situations", 1), ("solutions", 1), ("prevention", 1))
+# Record fields and how much a word in each counts. Triggers and situations describe what the user's code
+# did, in the user's terms; the explanation, solutions and prevention also name the internals and the
+# other APIs of the fix (`lax.cond`, `jnp.where`), which say little about which problem this is.
+_FIELDS = (("title", 3), ("id", 3), ("tags", 3), ("error_class", 2), ("patterns", 2), ("explanation", 0.5),
+           ("triggers", 1), ("situations", 1), ("solutions", 0.5), ("prevention", 0.5))
 _HOLE = re.compile(r"\{[^{}]*\}")
 PHRASE = 0.6    # a query word pair found side by side in a record's title, tags or patterns: this much of its idf
 INLINKS = 0.03  # per other record that lists this one as related (capped): general records win close calls
 MAX_QUERY_TOKENS = 400
 MIN_IDF = 0.05
 MIN_KNOWN = 0.5  # a query whose words are mostly unknown finds nothing (a corrected typo counts half)
+PART = 0.5    # the parts of a split CamelCase name weigh n ** -PART each (see query_terms)
+NOISE = 0.5   # weight of the words issue titles wrap around the problem ("bad error message when ...")
+HEAD = 1.0    # a query word in a record's title, id or tags adds its idf once more (BM25 saturates on
+              # the body, so a record about a word and one that mentions it often would score alike)
+TYPO = 0.8    # weight of a word corrected to the nearest one the records use
+ALIAS = 0.6   # weight of a word the records use for one the user wrote ("dimension" -> "axis")
 
 
-def _stem(word: str) -> str:
+_IRREGULAR = {"axes": "axis", "indices": "index", "matrices": "matrix", "leaves": "leaf", "children": "child",
+              "vertices": "vertex"}
+
+
+def _plural(word: str) -> str:
     """Plural to singular, conservatively (shapes, cotangents, devices, classes, keys; not axis, status)."""
+    if word in _IRREGULAR:
+        return _IRREGULAR[word]
     if len(word) <= 3 or not word.endswith("s") or word.endswith(("ss", "us", "is")):
         return word
+    if word.endswith("ies") and len(word) >= 5:
+        return word[:-3] + "y"
     if word.endswith(("xes", "ches", "shes", "sses")):
         return word[:-2]
     return word[:-1]
+
+
+@lru_cache(maxsize=16384)
+def _stem(word: str) -> str:
+    """A light suffix stripper, the same for records and queries, so that the forms users write meet the
+    ones records use: plurals, -ed, -ing, -ly and a final e (traced, tracing, trace -> trac; jitted,
+    jitting -> jit; indexed -> index; inconsistently -> inconsistent; sized, sizes -> size)."""
+    w = _plural(word)
+    if not w.isalpha() or len(w) <= 4:
+        return w
+    if (w.endswith("ing") and len(w) >= 6) or (w.endswith("ed") and len(w) >= 5 and not w.endswith("eed")):
+        w = w[:-3] if w.endswith("ing") else w[:-2]
+        if len(w) <= 3 and w[-1] not in "aeiouwxy" and (len(w) == 2 or w[-2] in "aeiouy"):
+            return w + "e"  # sized -> size, typed -> type, used -> use: as the short word itself stays
+    elif w.endswith("ly") and len(w) >= 7:
+        w = w[:-2]
+    if w.endswith("e") and len(w) >= 4:
+        w = w[:-1]
+    if len(w) >= 4 and w[-1] == w[-2] and w[-1] not in "lsz":
+        w = w[:-1]
+    return w
 
 
 def words(text: str) -> list[str]:
@@ -61,6 +106,50 @@ def tokens(text: str) -> list[str]:
             out.append(_stem(low))
         if len(parts) > 1:
             out.extend(p for p in parts if p not in _STOP and p != low)
+    return out
+
+
+# Words that say "there is a problem" rather than which one: issue titles are full of them, and a few
+# records happen to use them ("message" in callback and checkify records).
+_NOISE = frozenset(_stem(w) for w in (
+    "bad better improve improved improvement misleading confusing unclear cryptic inscrutable poor "
+    "message error errors issue issues problem problems bug bugs help question weird strange unexpected "
+    "new break breaks broke broken fix fixes wrong jax how why when what").split())
+
+# Words users write -> words the records use for the same thing (each a stem; used at weight ALIAS).
+_ALIASES: dict[str, tuple[str, ...]] = {_stem(k): tuple(_stem(x) for x in v.split()) for k, v in {
+    "dimension": "axis", "dim": "axis", "dims": "axis", "dictionary": "dict", "dictionaries": "dict",
+    "oom": "memory out", "cuda": "gpu", "nvidia": "gpu", "deprecated": "removed", "deprecation": "removed",
+    "inplace": "immutable", "mutate": "immutable", "mutable": "immutable", "unhashable": "hashable",
+    "backprop": "reverse grad", "backpropagation": "reverse grad", "backward": "reverse grad",
+    "gradient": "grad", "derivative": "grad", "differentiate": "grad", "differentiation": "grad",
+    "autodiff": "grad", "rng": "prng key", "seed": "prng", "nans": "nan", "tracer": "traced",
+    "traced": "tracer", "np": "numpy", "int": "integer", "integer": "int", "bool": "boolean",
+    "param": "argument", "parameter": "argument", "arg": "argument", "args": "argument", "compile": "jit",
+    "compiled": "jit", "compilation": "jit", "batch": "vmap", "batched": "vmap", "vectorize": "vmap",
+    "concat": "concatenate", "conditional": "cond", "inconsistent": "different", "mismatch": "different",
+    "differ": "different",
+}.items()}
+
+
+def query_terms(text: str) -> dict[str, float]:
+    """The query's words with weights: a whole word 1; each of the n parts of a split CamelCase name
+    n ** -PART (NonConcreteBooleanIndexError is one thing, not four), so that a pasted class name does not
+    outweigh the API the user also names (`jnp.unique`); the parts of snake_case names count fully."""
+    out: dict[str, float] = {}
+    for raw in re.findall(r"[A-Za-z0-9_]+", text):
+        low = raw.lower().strip("_")
+        split = (p.lower() for p in _WORD.findall(raw.replace("_", " ")))
+        parts = [_stem(p) for p in split if p not in _STOP]
+        if low and low not in _STOP:
+            w = _stem(low)
+            out[w] = max(out.get(w, 0.0), 1.0)
+        parts = [p for p in parts if p != _stem(low)]
+        share = len(parts) ** -PART if len(parts) > 1 and "_" not in raw else 1.0  # CamelCase only
+        for p in parts:
+            out[p] = max(out.get(p, 0.0), share)
+        if len(out) >= MAX_QUERY_TOKENS:
+            break
     return out
 
 
@@ -119,7 +208,9 @@ class Index:
         from jaxerrs.kb.records import all_records
 
         self.docs: list[_Doc] = []
+        # word -> (doc, BM25 term weight)
         self.postings: dict[str, list[tuple[int, float]]] = defaultdict(list)
+        self.head: dict[str, list[int]] = defaultdict(list)  # word -> records with it in title, id or tags
         records = all_records()
         inlinks = Counter(r for rec in records.values() for r in set(rec.related) if r != rec.id)
         self.record_words: Counter[str] = Counter()
@@ -131,11 +222,13 @@ class Index:
                 for t in tokens(_HOLE.sub(" ", text)):
                     tf[t] += weight
             self.record_words.update(tf.keys())
-            phrase_text = " | ".join([rec.title, *(_HOLE.sub(" | ", p) for p in rec.all_patterns)])
+            phrase_text = " | ".join([rec.title, rec.id, *(_HOLE.sub(" | ", p) for p in rec.all_patterns)])
             pairs = _pairs(words(phrase_text)) | {p for tag in rec.tags for p in _pairs(words(tag))}
             prior = 1.0 + INLINKS * min(inlinks[rec.id], 5)
             self._add(_Doc(rec.id, rec.title, "record", sum(tf.values()), frozenset(rec.tags), rec.class_name,
                            frozenset(pairs), prior), tf)
+            for t in set(tokens(" ".join([rec.title, rec.id, *rec.tags]))):  # what the record is about
+                self.head[t].append(len(self.docs) - 1)
         try:
             cat = catalog.get(progress=False)
             sites = cat.sites
@@ -155,6 +248,10 @@ class Index:
         self.avg = {k: (sum(d.length for d in self.docs if d.kind == k) / max(1, sum(d.kind == k for d in self.docs)))
                     for k in ("record", "site")}
         self.idf = {t: math.log(1 + (n - len(p) + 0.5) / (len(p) + 0.5)) for t, p in self.postings.items()}
+        for plist in self.postings.values():  # raw weighted counts -> BM25 term weights, once
+            for j, (i, f) in enumerate(plist):
+                d = self.docs[i]
+                plist[j] = (i, f * (K1 + 1) / (f + K1 * (1 - B + B * d.length / self.avg[d.kind])))
         self._near: dict[str, list[str]] | None = None  # built on the first unknown word
 
     def _add(self, doc: _Doc, tf: Counter[str]) -> None:
@@ -204,21 +301,31 @@ class Index:
                 best = (key, w)
         return best[1] if best else None
 
-    def score(self, query_tokens: list[str], query_words: list[str] | None = None) -> dict[int, float]:
+    def score(self, query_tokens: dict[str, float] | list[str], query_words: list[str] | None = None
+              ) -> dict[int, float]:
         scores: dict[int, float] = defaultdict(float)
         fixed: dict[str, str] = {}
-        for t in dict.fromkeys(query_tokens):  # a word repeated in the query counts once
+        weights: dict[str, float] = {}  # corrected word -> weight; a word repeated in the query counts once
+        if not isinstance(query_tokens, dict):
+            query_tokens = dict.fromkeys(query_tokens, 1.0)
+        for t, qw in query_tokens.items():
             word = self.correct(t)
             if word is None:
                 continue
             fixed[t] = word
-            idf = self.idf[word] * (1.0 if word == t else 0.8)
-            if idf < MIN_IDF:
+            w = qw * (1.0 if word == t else TYPO) * (NOISE if word in _NOISE else 1.0)
+            weights[word] = max(weights.get(word, 0.0), w)
+        for word, w in weights.items():
+            base = self.idf[word] * w
+            if base < MIN_IDF:
                 continue  # in nearly every document ("error"): says nothing, costs a long posting list
-            for i, f in self.postings[word]:
-                d = self.docs[i]
-                norm = f * (K1 + 1) / (f + K1 * (1 - B + B * d.length / self.avg[d.kind]))
-                scores[i] += idf * norm
+            terms = [(word, base)] + [(a, self.idf[a] * w * ALIAS) for a in _ALIASES.get(word, ())
+                                      if a in self.postings and a not in weights]
+            for term, idf in terms:
+                for i, tw in self.postings[term]:
+                    scores[i] += idf * tw
+            for i in self.head.get(word, ()):
+                scores[i] += HEAD * base
         if query_words:
             qpairs = _pairs([fixed.get(w, w) for w in query_words])
             if qpairs:
@@ -252,8 +359,9 @@ def search(query: str, limit: int = 10, tags: list[str] | None = None, error_cla
     """Best first. An empty or absurd query gives [].
 
     Scores are tiers plus relevance, so they fall as the list goes on: the record the matcher names for a
-    pasted message or traceback (3-4), the raise site it names (2-3), other curated records (1-2), other
-    raise sites (0-1). Within a tier, BM25 relative to the best hit.
+    pasted message or traceback (3-4), the raise site it names (2-3; when it names no record, right after
+    the best curated record instead), other curated records (1-2), other raise sites (0-1). Within a tier,
+    BM25 relative to the best hit.
     """
     query = (query or "").strip()[:20000]
     if not query or limit < 1:
@@ -280,7 +388,7 @@ def search(query: str, limit: int = 10, tags: list[str] | None = None, error_cla
             key = f"{d.site.path}:{d.site.line}"
             hits.append(Hit(key, f"{d.error_class}: raise site in {d.site.function}", "site", 2.0 + d.confidence))
             seen.add(key)
-    q_tokens, q_words = tokens(query)[:MAX_QUERY_TOKENS], words(query)[:MAX_QUERY_TOKENS]
+    q_tokens, q_words = query_terms(query), words(query)[:MAX_QUERY_TOKENS]
     if not hits and not _looks_like_error(query):
         distinct = set(q_words)
         known = sum(1.0 if w in idx.postings else 0.5 if idx.correct(w) else 0.0 for w in distinct)
@@ -304,6 +412,11 @@ def search(query: str, limit: int = 10, tags: list[str] | None = None, error_cla
             sites.append(Hit(d.id, d.title, "site", s / top))
         if len(records) >= limit and len(sites) >= limit:
             break
+    if records and hits and all(h.kind == "site" for h in hits):
+        # The matcher named a raise site but no record: the best curated record explains more than a bare
+        # site, so the site comes right after it.
+        after = records[1].score if len(records) > 1 else 1.0
+        hits = [Hit(h.id, h.title, h.kind, (records[0].score + after) / 2) for h in hits]
     hits += records + sites
     hits.sort(key=lambda h: -h.score)
     return hits[:limit]
