@@ -287,3 +287,31 @@ def test_build_from_git(tmp_path) -> None:  # noqa: ANN001 - pytest's tmp_path
     assert small.fate("jax/_src/a.py", "f", "bad value for the argument: {x}", "0.5.0")["now"]["path"] == "jax/_src/b.py"
     assert small.fate("jax/_src/a.py", "g", "this one is gone soon", "0.5.0")["removed_in"] == "0.5.0"
     assert small.sites_for("a test") == []  # tests are not part of the installed package
+
+
+# ---------------------------------------------------------------- pasted tracebacks from other releases
+
+def _pasted(path: str, line: int, func: str, final: str) -> str:
+    return ("Traceback (most recent call last):\n"
+            '  File "/home/u/run.py", line 7, in <module>\n    step(key)\n'
+            f'  File "/usr/lib/python3.10/site-packages/{path}", line {line}, in {func}\n'
+            f"{final}\n")
+
+
+def test_a_site_that_moved_names_that_release_and_the_installed_one():
+    import jaxerrs
+
+    text = _pasted("jax/_src/prng.py", 282, "__bool__", "TypeError: key array cannot be converted to boolean.")
+    d = jaxerrs.diagnose_text(text)
+    site = d.to_dict()["site"]
+    assert site["path"] == "jax/_src/prng.py" and site["function"] == "PRNGKeyArray.__bool__"
+    assert site["jax_version"] != d.evidence.jax_version and f"jax-v{site['jax_version']}/" in site["url"]
+    assert any("jax/_src/random/prng.py" in n and "moved" in n for n in d.notes), d.notes
+
+
+def test_a_site_no_release_has_is_never_invented():
+    import jaxerrs
+
+    text = _pasted("jax/_src/made_up.py", 12, "nothing", "TypeError: a message no JAX release ever raised here")
+    d = jaxerrs.diagnose_text(text)
+    assert d.site is None and any("does not guess" in n for n in d.notes)

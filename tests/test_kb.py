@@ -164,3 +164,15 @@ def test_kb_stats_and_import_cli():
     assert out.returncode == 0 and "explanation does not describe this error" in out.stdout
     bad = _cli("kb", "import", "/nonexistent.json")
     assert bad.returncode == 2 and "no such file" in bad.stdout
+
+
+def test_review_log_covers_every_record():
+    """docs/review/ holds a section per curated record (issue: knowledge you can trust)."""
+    import re
+
+    log = Path(__file__).resolve().parent.parent / "docs" / "review"
+    sections = {m.group(1) for f in log.glob("*.md") for m in re.finditer(r"^## (\S+)", f.read_text(), re.M)}
+    curated = {r.id for r in kb.all_records().values() if r.origin == "curated"}
+    assert not curated - sections, f"no review-log section for {sorted(curated - sections)}"
+    unreviewed = sorted(r.id for r in kb.all_records().values() if r.origin == "curated" and not r.reviewed)
+    assert not unreviewed, f"not reviewed: {unreviewed}"

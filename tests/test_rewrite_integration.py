@@ -209,4 +209,7 @@ def test_user_frame_is_never_a_library_and_ecosystem_names_it():
     d = jaxerrs.diagnose_text(FLAX_TRACEBACK).to_dict()
     assert d["user_frame"] == {"file": "/home/me/train.py", "line": 12, "function": "<module>", "code": "y = model(x)"}
     assert d["ecosystem"] == "flax"
-    assert d["record"]["id"] == "dot-general-contracting-mismatch"
+    # Raised inside nnx.Linear: the Flax record (in_features) beats the JAX one with the same words.
+    assert d["record"]["id"] == "flax-nnx-linear-in-features"
+    bare = jaxerrs.diagnose_text(FLAX_TRACEBACK.rsplit("\n", 2)[-2]).to_dict()
+    assert bare["record"]["id"] == "dot-general-contracting-mismatch" and bare["ecosystem"] is None

@@ -10,6 +10,14 @@ from jaxerrs.evidence import Evidence
 from jaxerrs.kb.records import Record
 
 REPO = "https://github.com/jax-ml/jax"
+# Ecosystem libraries: (repository, folder of the package inside it).
+LIBRARY_REPOS = {
+    "flax": ("https://github.com/google/flax", ""),
+    "optax": ("https://github.com/google-deepmind/optax", ""),
+    "equinox": ("https://github.com/patrick-kidger/equinox", ""),
+    "chex": ("https://github.com/google-deepmind/chex", ""),
+    "orbax": ("https://github.com/google/orbax", "checkpoint/"),
+}
 
 
 @dataclass(frozen=True)
@@ -22,9 +30,21 @@ class SiteRef:
     jax_version: str
     exc_class: str = ""
     template: str | None = None
+    library_version: str = ""  # for a raise inside an ecosystem library (flax, optax, …): that library's version
+
+    @property
+    def release(self) -> str:
+        """Where the raise lives, for people: "JAX 0.10.2", or "flax 0.12.8" for a library's raise."""
+        if self.library_version:
+            return f"{self.path.split('/', 1)[0]} {self.library_version}"
+        return f"JAX {self.jax_version}"
 
     @property
     def url(self) -> str:
+        top = self.path.split("/", 1)[0]
+        if top in LIBRARY_REPOS and self.library_version:  # an ecosystem library's raise, at its release tag
+            repo, prefix = LIBRARY_REPOS[top]
+            return f"{repo}/blob/v{self.library_version}/{prefix}{self.path}#L{self.line}"
         if self.path.startswith("jax/"):
             return f"{REPO}/blob/jax-v{self.jax_version}/{self.path}#L{self.line}"
         return f"{REPO}/tree/jax-v{self.jax_version}/jaxlib"
@@ -63,6 +83,7 @@ class Diagnosis:
     values: dict[str, str] = field(default_factory=dict)  # what the message's template holes hold
     excerpt: str = ""  # source lines around the raise site
     ecosystem: str | None = None  # the JAX library (flax, optax, …) that raised or sits between user and JAX
+    notes: list[str] = field(default_factory=list)  # e.g. what the installed JAX does for another release's error
     _rewrite: Any = field(default=None, repr=False)
     _rewrite_done: bool = field(default=False, repr=False)
     cell_source: str | None = field(default=None, repr=False)  # the failing cell, when known from outside

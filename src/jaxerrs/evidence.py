@@ -45,6 +45,7 @@ class Evidence:
     truncated: bool = False
     notes: list[str] = field(default_factory=list)
     exc: BaseException | None = field(default=None, repr=False, compare=False)  # the live exception
+    text: str = field(default="", repr=False, compare=False)  # the pasted text, for the release it came from
 
     @property
     def match_text(self) -> str:
@@ -97,12 +98,13 @@ def _locate(frames: list[Frame]) -> tuple[Frame | None, Frame | None]:
     user = None
     if raise_frame is not None:
         idx = frames.index(raise_frame)
-        if raise_frame.kind == "user":
+        if raise_frame.kind == "user" and not _installed(raise_frame):
             user = raise_frame
         else:
             above = [f for f in reversed(frames[:idx]) if f.kind == "user" and not _is_ipython(f)]
             # Frames of installed libraries (Flax, Optax, …) are never the user's own code.
-            user = next((f for f in above if not _installed(f)), above[0] if above else None)
+            # A dataclass's generated ``__init__`` ("<string>") inside a library is not the user's either.
+            user = next((f for f in above if not _installed(f) and f.filename != "<string>"), above[0] if above else None)
     return raise_frame, user
 
 
@@ -120,8 +122,70 @@ def ecosystem(ev: Evidence) -> str | None:
         m = _PKG_OF.search(f.filename)
         if m and m.group(1) in ECOSYSTEM:
             return m.group(1)
-    if ev.module and ev.module.split(".")[0] in ECOSYSTEM:
-        return ev.module.split(".")[0]
+    return ecosystem_origin(ev)
+
+
+# Classes an ecosystem library defines under another module's name (Equinox builds its runtime error in builtins).
+_ECOSYSTEM_CLASSES = {"EquinoxRuntimeError": "equinox"}
+
+
+def frame_library(f: Frame) -> str | None:
+    """The ecosystem library (``ECOSYSTEM``) a frame's file belongs to, else None."""
+    m = _PKG_OF.search(f.filename)
+    return m.group(1) if m and m.group(1) in ECOSYSTEM else None
+
+
+def ecosystem_origin(ev: Evidence) -> str | None:
+    """The JAX library that defines the error's class or whose code raised it; such an error is a JAX error.
+
+    Only the raise frame counts, not frames the error merely passed through: a user's own ``raise`` in a
+    function that Optax calls back is the user's error.
+    """
+    top = (ev.module or "").split(".")[0]
+    if top in ECOSYSTEM:
+        return top
+    for c in ev.classes or [ev.exc_class]:
+        if c in _ECOSYSTEM_CLASSES:
+            return _ECOSYSTEM_CLASSES[c]
+    rf = ev.raise_frame
+    return frame_library(rf) if rf is not None else None
+
+
+def ecosystem_of_values(ev: Evidence, limit: int = 400) -> str | None:
+    """For a live error: the library whose objects (an ``eqx.Module``, an ``nnx.Module``) JAX was handed.
+
+    ``jax.jit(f)(model, x)`` over an Equinox model raises inside JAX with no Equinox frame in between;
+    the arguments JAX's own frames hold still say whose objects they are.
+    """
+    exc = ev.exc
+    if exc is None:
+        return None
+    tb = exc.__traceback__
+    seen = 0
+    while tb is not None and seen < limit:
+        frame = tb.tb_frame
+        tb = tb.tb_next
+        if frame_kind(frame.f_code.co_filename) != "jax":
+            continue
+        try:
+            values = list(frame.f_locals.values())
+        except Exception:  # noqa: BLE001 - a frame whose locals cannot be read tells nothing
+            continue
+        for v in values:
+            items = list(v)[:32] if isinstance(v, tuple | list) else [v]
+            for item in items:
+                seen += 1
+                lib = _library_of_type(type(item))
+                if lib is not None:
+                    return lib
+    return None
+
+
+def _library_of_type(cls: type) -> str | None:
+    for c in getattr(cls, "__mro__", ()):
+        top = (getattr(c, "__module__", "") or "").split(".")[0]
+        if top in ECOSYSTEM:
+            return top
     return None
 
 
@@ -301,6 +365,7 @@ def from_text(text: str) -> Evidence:
         frames_removed=bool(notes),
         truncated=truncated or len(message) > MAX_MESSAGE,
         notes=notes,
+        text=text,
     )
     ev.raise_frame, ev.user_frame = _locate(frames) if frames else (None, None)
     if earlier and (ev.user_frame is None or ev.user_frame.kind != "user"):

@@ -745,6 +745,18 @@ class History:
             out.setdefault(key[0], {})[key] = per
         return out
 
+    def qualnames(self, path: str, name: str, line: int | None = None) -> list[str]:
+        """Qualified names of the functions in ``path`` that a traceback prints as ``name`` (its co_name).
+
+        With ``line``, only functions that span that line in some release."""
+        out = []
+        for (_p, qual), per in self._funcs_by_path.get(path, {}).items():
+            if not _same_function(qual, name):
+                continue
+            if line is None or any(lo <= line <= hi for lo, hi in per.values()):
+                out.append(qual)
+        return sorted(set(out))
+
     def release_from_text(self, text: str) -> str | None:
         """The JAX release (``"0.5.1"``) or range (``"0.4.35..0.4.38"``) a traceback came from; None if unknown."""
         found = self.releases_from_text(text)

@@ -12,14 +12,25 @@ from pathlib import Path
 from jaxerrs import catalog as catalog_mod
 from jaxerrs import templates
 from jaxerrs.diagnosis import Candidate, Diagnosis, SiteRef
-from jaxerrs.evidence import Evidence, ecosystem, from_exception, from_text
-from jaxerrs.kb.records import Record, all_records
+from jaxerrs.evidence import (
+    Evidence,
+    ecosystem,
+    ecosystem_of_values,
+    ecosystem_origin,
+    from_exception,
+    from_text,
+)
+from jaxerrs.kb.records import Record, all_records, requirement_met
 
 # Names one class goes by across JAX versions.
 ALIASES = {"XlaRuntimeError": "JaxRuntimeError"}
 # From text alone a template must cover this much to call an error JAX's.
 TEXT_MIN_LITERAL = 20
 TEXT_MIN_COVERAGE = 0.45
+# A record about one library (``requires``) beats a JAX record with the same words when that library
+# raised the error or sits between the user and JAX, and yields to it otherwise.
+LIBRARY_BONUS = 0.15
+LIBRARY_PENALTY = 0.1
 
 
 def _canon(name: str) -> str:
@@ -52,13 +63,17 @@ class _RecordHit:
     why: str
 
 
-def _record_hits(ev: Evidence, site: SiteRef | None, classes: set[str]) -> list[_RecordHit]:
+def _record_hits(ev: Evidence, site: SiteRef | None, classes: set[str], eco: str | None = None) -> list[_RecordHit]:
     hits = []
     message = ev.match_text
     # Text names one class; IPython prints "TypeError" where the class is a JAX subclass of it, or the
     # reverse. A JAX-specific record class is compatible with a builtin class named in text.
     loose = ev.source == "text" and len(classes) == 1 and next(iter(classes)) in _builtin_names()
     for rec in all_records().values():
+        # A live error comes from this machine: a record about a library it lacks cannot be the answer.
+        # Pasted text may come from anywhere.
+        if rec.requires and ev.source == "live" and not requirement_met(rec.requires):
+            continue
         cls_ok = _canon(rec.class_name) in classes or (loose and rec.class_name not in _builtin_names())
         site_ok = site is not None and any(s.path == site.path and s.function == site.function for s in rec.sites)
         best: templates.Match | None = None
@@ -73,6 +88,8 @@ def _record_hits(ev: Evidence, site: SiteRef | None, classes: set[str]) -> list[
             score += 0.2 if cls_ok else -0.15
             score += 0.1 if site_ok else 0.0
             why = "message" + (" + raise site" if site_ok else "") + (" + class" if cls_ok else "")
+            if rec.requires:
+                score += LIBRARY_BONUS if eco is not None and rec.library == eco else -LIBRARY_PENALTY
         else:
             continue  # a record whose patterns contradict the message gives wrong advice
         hits.append(_RecordHit(rec, score, best, why))
@@ -146,6 +163,7 @@ FOREIGN_MESSAGES = (
     "too many values to unpack",
     "list index out of range",
     "division by zero",
+    "cannot assign to field {name}",  # a frozen dataclass; Equinox modules say it too
 )
 
 
@@ -225,37 +243,122 @@ def record_site(cat: catalog_mod.Catalog, rec: Record, message: str) -> SiteRef 
     return refs[0] if refs else None
 
 
+def _other_release(cat: catalog_mod.Catalog, ev: Evidence, path: str, function: str,
+                   lineno: int) -> tuple[SiteRef | None, str] | None:
+    """For a pasted traceback whose raising function the installed JAX does not have: the site in the
+    release that produced it (from the history index) and what the installed JAX does instead.
+
+    None when the installed JAX has that function (the usual case) or the index cannot be read.
+    """
+    if cat.in_function(path, function) or cat.function_line(path, function) is not None:
+        return None
+    try:
+        from jaxerrs import history
+
+        h = history.load()
+        if "." not in function:  # plain tracebacks print co_name: find the qualified name the index knows
+            quals = h.qualnames(path, function, lineno) or h.qualnames(path, function)
+            function = quals[0] if len(quals) == 1 else function
+        fate = h.fate(path, function, ev.match_text, cat.jax_version)
+        releases = h.releases_from_text(ev.text) if ev.text else []
+        if not releases:
+            releases = [r for r in h.releases() if h.function_span(path, function, r) is not None]
+    except Exception:  # noqa: BLE001 - the history is extra knowledge; without it the text's own site stays
+        return None
+    status = fate.get("status")
+    if not releases or status == "unknown":
+        return None, (f"The traceback names `{function}` in `{path}`, which no JAX release from "
+                      f"{h.releases()[0]} to {h.releases()[-1]} has: jaxerrs does not guess where it was raised.")
+    release = releases[-1]
+    site = SiteRef(path, lineno, function, release)
+    shown = f"JAX {releases[0]}" if len(releases) == 1 else f"JAX {releases[0]}–{releases[-1]}"
+    now = fate.get("now") or {}
+    if status in ("moved", "reworded") and now:
+        what = "moved" if status == "moved" else "reworded"
+        note = (f"This traceback comes from {shown}. The installed JAX {cat.jax_version} raises this error at "
+                f"`{now['path']}:{now['line']}` in `{now['function']}` ({what} in {fate.get('changed_in')}).")
+    elif status == "removed":
+        note = (f"This traceback comes from {shown}. The installed JAX {cat.jax_version} no longer raises this "
+                f"error: it was removed in JAX {fate.get('removed_in')}.")
+    else:
+        note = f"This traceback comes from {shown}; the site shown is where that release raised it."
+    return site, note
+
+
 def _jax_module(ev: Evidence) -> bool:
     return (ev.module or "").split(".")[0] in ("jax", "jaxlib")
 
 
+def _library_site(ev: Evidence, library: str) -> SiteRef | None:
+    """The raise frame inside an ecosystem library as a site: path relative to site-packages, its version."""
+    rf = ev.raise_frame
+    if rf is None:
+        return None
+    norm = rf.filename.replace("\\", "/")
+    idx = norm.rfind(f"/{library}/")
+    if idx < 0:
+        return None
+    return SiteRef(norm[idx + 1:], rf.lineno, rf.function, _installed_jax(), library_version=_library_version(library))
+
+
+def _installed_jax() -> str:
+    return catalog_mod.installed_jax_version() or ""
+
+
+@lru_cache(maxsize=32)
+def _library_version(library: str) -> str:
+    import importlib.metadata
+
+    for dist in importlib.metadata.packages_distributions().get(library, [library]):
+        try:
+            return importlib.metadata.version(dist)
+        except importlib.metadata.PackageNotFoundError:
+            continue
+    return "unknown"
+
+
 def _diagnose(ev: Evidence) -> Diagnosis:
     rf = ev.raise_frame
-    if (rf is not None and not ev.frames_removed and rf.kind != "jax" and not _jax_module(ev)
+    # Flax, Optax, Equinox, …: their own classes and their own raises are JAX errors too.
+    origin = ecosystem_origin(ev)
+    if (origin is None and rf is not None and not ev.frames_removed and rf.kind != "jax" and not _jax_module(ev)
             and not _raised_by_compiled_code(ev)):
         return Diagnosis(ev, False)  # a Python raise in user (or library) code: nothing to match
     cat = catalog_mod.get_nowait() if ev.source == "live" else catalog_mod.get()
     classes = {_canon(c) for c in ev.classes} or {_canon(ev.exc_class)}
+    eco = ecosystem(ev)
+    if eco is None and ev.source == "live":
+        eco = ecosystem_of_values(ev)
     site: SiteRef | None = None
     how = ""
-    if rf is not None and rf.kind == "jax" and not ev.frames_removed:
+    history_note, no_guess = "", False
+    lib_site = _library_site(ev, origin) if origin is not None and rf is not None and rf.kind != "jax" else None
+    if lib_site is not None:
+        site, how = lib_site, "raise site"
+    elif rf is not None and rf.kind == "jax" and not ev.frames_removed:
         function = _qualname_at(cat, rf.jax_path or "", rf.lineno, rf.function) if ev.source == "text" else rf.function
         site = _resolve(cat, rf.jax_path or "", rf.lineno, function, ev.match_text)
         how = "raise site"
-    site_hits = [] if site else _site_hits(ev, cat, classes)
-    rec_hits = _record_hits(ev, site, classes)
+        if ev.source == "text":
+            other = _other_release(cat, ev, rf.jax_path or "", function, rf.lineno)
+            if other is not None:  # a traceback from another JAX release
+                site, history_note = other
+                how = "raise site in the release that raised it" if site is not None else "message only"
+                no_guess = site is None
+    site_hits = [] if site or no_guess else _site_hits(ev, cat, classes)
+    rec_hits = _record_hits(ev, site, classes, eco)
 
     # Text or filtered frames: catalog templates and curated records compete on one scale.
-    ranking = _text_ranking(ev, cat, site_hits, rec_hits) if site is None else []
+    ranking = _text_ranking(ev, cat, site_hits, rec_hits) if site is None and not no_guess else []
     if ranking:
         site = ranking[0][1]
         how = "record" if ranking[0][2] is not None else "message template"
-        rec_hits = _record_hits(ev, site, classes)
+        rec_hits = _record_hits(ev, site, classes, eco)
 
     # Is this JAX's error?
     if ev.exc_class == "Warning" and ev.source == "text" and not ev.frames:
         is_jax = bool(rec_hits) and rec_hits[0].pattern is not None  # a JAX log line: only a record explains it
-    elif (rf is not None and not ev.frames_removed and rf.kind == "jax") or _jax_module(ev):
+    elif (rf is not None and not ev.frames_removed and rf.kind == "jax") or _jax_module(ev) or origin is not None:
         is_jax = True
     elif rf is None and _canon(ev.exc_class) in _jax_class_names(cat):
         is_jax = True
@@ -278,9 +381,12 @@ def _diagnose(ev: Evidence) -> Diagnosis:
     d = Diagnosis(ev, is_jax)
     if not is_jax:
         return d
-    d.ecosystem = ecosystem(ev)
+    if history_note:
+        d.notes.append(history_note)
     d.site = site
     record = rec_hits[0] if rec_hits else None
+    # From a bare final line only a record about one library can say which library spoke.
+    d.ecosystem = eco or (record.record.library if record and record.record.requires else None)
     d.record = record.record if record else None
     d.how = (record.why if record else how) or "class"
     values: dict[str, str] = {}
@@ -310,6 +416,8 @@ def _diagnose(ev: Evidence) -> Diagnosis:
         d.confidence = 0.3
     if site is not None and site.path.startswith(("jax/", "jaxlib/")):
         d.excerpt = catalog_mod.read_excerpt(Path(cat.root) / site.path, site.line, site.line, 3)
+    elif lib_site is not None and rf is not None and ev.source == "live":
+        d.excerpt = catalog_mod.read_excerpt(Path(rf.filename), lib_site.line, lib_site.line, 3)
     return d
 
 

@@ -120,7 +120,7 @@ def _explanation_markdown(d: Diagnosis) -> str:
         lines += ["", "Solutions:", *(f"{i}. {s}" for i, s in enumerate(v.solutions, 1))]
     if v.site:
         lines += ["", f"Raised at [`{v.site.path}:{v.site.line}`]({v.site.url}) in `{v.site.function}` "
-                      f"(JAX {v.site.jax_version})."]
+                      f"({v.site.release})."]
     if v.doc_url:
         lines += ["", f"Docs: {v.doc_url}"]
     return "\n".join(lines)

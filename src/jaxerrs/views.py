@@ -108,6 +108,7 @@ def build(d: Diagnosis, with_rewrite: bool = True) -> PanelView:
     message = ev.message
     if len(message) > MAX_SHOWN_MESSAGE:
         message = message[:MAX_SHOWN_MESSAGE] + f"\n… ({len(ev.message) - MAX_SHOWN_MESSAGE} more characters)"
+    notes.extend(d.notes)
     if rec is not None:
         if rec.verified == "message":
             notes.append("Verified by message only: this error needs hardware this check machine lacks, so its "
@@ -356,7 +357,7 @@ def more_html(v: PanelView) -> str:
         link = html.escape(v.site.url, quote=True)
         src = (f'<div>Raised at <a href="{link}" target="_blank" rel="noopener"><code>'
                f"{html.escape(v.site.path)}:{v.site.line}</code></a> in <code>{html.escape(v.site.function)}</code>"
-               f" (JAX {html.escape(v.site.jax_version)})</div>")
+               f" ({html.escape(v.site.release)})</div>")
         if v.excerpt:
             src += _pre(v.excerpt, "jaxerrs-excerpt")
         out.append(_details("Source", src))
@@ -446,7 +447,7 @@ def render_text(d: Diagnosis, color: bool = False, compact: bool = False, with_r
         if v.related:
             lines += ["", c("cyan", "Related errors"), *(f"  - {rid}: {t}" for rid, t in v.related)]
     if v.site:
-        lines += ["", c("dim", f"Raised at {v.site.path}:{v.site.line} in {v.site.function} (JAX {v.site.jax_version})"),
+        lines += ["", c("dim", f"Raised at {v.site.path}:{v.site.line} in {v.site.function} ({v.site.release})"),
                   c("dim", v.site.url)]
     if v.doc_url:
         lines.append(c("dim", f"Docs: {v.doc_url}"))

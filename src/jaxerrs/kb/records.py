@@ -6,11 +6,14 @@ A bad file is skipped with one warning that names the file and the field; the re
 from __future__ import annotations
 
 import hashlib
+import importlib.metadata
 import json
 import os
+import re
 import tomllib
 import warnings
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -75,10 +78,16 @@ class Record:
     rewrite: list[str] = field(default_factory=list)  # rules that fix a user's own cell (jaxerrs.rewrite)
     cases: list[str] = field(default_factory=list)  # snippets, one per trigger the record names; each raises it
     reviewed: str = ""  # the JAX version its claims were last reviewed against; kb check is stricter then
+    requires: str = ""  # an ecosystem library and version range, e.g. "flax>=0.10" (records about Flax, Optax, …)
 
     @property
     def class_name(self) -> str:
         return self.error_class.rsplit(".", 1)[-1]
+
+    @property
+    def library(self) -> str | None:
+        """The import name of the library ``requires`` names ("orbax" for orbax-checkpoint), else None."""
+        return library_name(self.requires) if self.requires else None
 
     @property
     def all_patterns(self) -> list[str]:
@@ -99,6 +108,7 @@ class Record:
             "fix": {"before": self.fix.before, "after": self.fix.after, "check": self.fix.check},
             "cases": list(self.cases),
             "reviewed": self.reviewed,
+            "requires": self.requires,
             "defensive": {
                 "strategy": self.defensive.strategy,
                 "validation": self.defensive.validation,
@@ -188,6 +198,10 @@ def from_dict(data: dict[str, Any], where: str) -> Record:
         rw = [rw]
     if not isinstance(rw, list) or not all(isinstance(x, str) and x.strip() for x in rw):
         raise RecordError(f"{where}: field 'rewrite' must be a rule name or a list of rule names")
+    requires = data.get("requires", "")
+    if not isinstance(requires, str) or (requires.strip() and parse_requirement(requires) is None):
+        raise RecordError(f"{where}: field 'requires' must be a distribution name and a version range, "
+                          f"e.g. \"flax>=0.10\", got {requires!r}")
     devices = data.get("devices", 1)
     if not isinstance(devices, int) or not 1 <= devices <= 8:
         raise RecordError(f"{where}: field 'devices' must be an integer from 1 to 8")
@@ -226,8 +240,92 @@ def _build(data: dict[str, Any], where: str) -> Record:
         source_file=where,
         cases=[c.strip("\n") for c in lists["cases"]],
         reviewed=str(data.get("reviewed", "")),
+        requires=str(data.get("requires", "")).strip(),
         rewrite=[data["rewrite"]] if isinstance(data.get("rewrite"), str) else list(data.get("rewrite") or []),
     )
+
+
+# ---------------------------------------------------------------------------- requires
+
+# Distributions whose import name differs from the distribution's name.
+_IMPORT_NAMES = {"orbax-checkpoint": "orbax", "orbax-export": "orbax", "dm-haiku": "haiku", "flax-nnx": "flax"}
+_REQ = re.compile(r"^\s*(?P<name>[A-Za-z0-9][A-Za-z0-9._-]*)\s*(?P<spec>(?:(?:===|==|!=|<=|>=|~=|<|>)\s*[\w.*+!-]+"
+                  r"\s*,?\s*)*)$")
+
+
+def parse_requirement(text: str) -> tuple[str, str] | None:
+    """("flax", ">=0.10") from "flax>=0.10"; None when it is not a name and a version specifier."""
+    m = _REQ.match(text)
+    if m is None:
+        return None
+    spec = m.group("spec").replace(" ", "").rstrip(",")
+    try:
+        from packaging.specifiers import SpecifierSet
+
+        SpecifierSet(spec)
+    except ImportError:
+        pass
+    except ValueError:
+        return None
+    return m.group("name").lower().replace("_", "-"), spec
+
+
+def library_name(requires: str) -> str | None:
+    """The import name of the distribution a ``requires`` names."""
+    parsed = parse_requirement(requires)
+    if parsed is None:
+        return None
+    return _IMPORT_NAMES.get(parsed[0], parsed[0].replace("-", "_"))
+
+
+@lru_cache(maxsize=64)
+def requirement_met(requires: str) -> bool:
+    """Whether the distribution is installed in a version inside the range (metadata only: nothing imported)."""
+    if not requires.strip():
+        return True
+    parsed = parse_requirement(requires)
+    if parsed is None:
+        return False
+    name, spec = parsed
+    try:
+        version = importlib.metadata.version(name)
+    except importlib.metadata.PackageNotFoundError:
+        return False
+    return _in_range(version, spec)
+
+
+def _in_range(version: str, spec: str) -> bool:
+    try:
+        from packaging.specifiers import SpecifierSet
+    except ImportError:
+        return _in_range_minimal(version, spec)
+    return SpecifierSet(spec).contains(version, prereleases=True)
+
+
+def _release(v: str) -> tuple[int, ...]:
+    parts = []
+    for p in re.split(r"[.+-]", v.strip()):
+        m = re.match(r"\d+", p)
+        if m is None:
+            break
+        parts.append(int(m.group()))
+    while parts and parts[-1] == 0:
+        parts.pop()
+    return tuple(parts)
+
+
+def _in_range_minimal(version: str, spec: str) -> bool:
+    """Comparisons on release numbers, for a Python without ``packaging``."""
+    have = _release(version)
+    for clause in filter(None, spec.split(",")):
+        op = re.match(r"===|==|!=|<=|>=|~=|<|>", clause).group()  # type: ignore[union-attr]
+        want = _release(clause[len(op):])
+        ok = {"==": have == want, "===": have == want, "!=": have != want, "<=": have <= want,
+              ">=": have >= want, "<": have < want, ">": have > want,
+              "~=": have >= want and have[:max(1, len(want) - 1)] == want[:max(1, len(want) - 1)]}[op]
+        if not ok:
+            return False
+    return True
 
 
 def _parse(path: Path) -> dict[str, Any]:
@@ -292,7 +390,7 @@ def load_dir(directory: Path, problems: list[str] | None = None, cache: bool = F
     return records
 
 
-_CACHE_FORMAT = 3
+_CACHE_FORMAT = 4
 
 
 def _cache_file(paths: list[Path]) -> Path | None:
