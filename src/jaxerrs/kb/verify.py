@@ -122,7 +122,11 @@ def ipython_text(exc: BaseException) -> str:
     if _IPYTHON_TB is None:
         from IPython.core.ultratb import AutoFormattedTB
 
-        _IPYTHON_TB = AutoFormattedTB(mode="Context", color_scheme="NoColor")
+        _IPYTHON_TB = AutoFormattedTB(mode="Context")
+        if hasattr(_IPYTHON_TB, "set_theme_name"):  # IPython >= 9
+            _IPYTHON_TB.set_theme_name("nocolor")
+        else:  # IPython 8
+            _IPYTHON_TB.set_colors("NoColor")
     tb = _IPYTHON_TB
     return tb.stb2text(tb.structured_traceback(type(exc), exc, exc.__traceback__))
 
