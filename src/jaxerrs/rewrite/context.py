@@ -114,6 +114,12 @@ class Context:
         found = self.at_line(matcher, line, exact_start=True)
         return found[0] if len(found) == 1 else None
 
+    def statement(self, *also: type) -> cst.CSTNode | None:
+        """The innermost simple statement on the failing line (or innermost node of the ``also`` kinds,
+        such as ``cst.If`` for a compound statement's header) that contains it."""
+        found = self.at_line((cst.SimpleStatementLine, *also))
+        return found[0] if found else None
+
     def parent(self, node: cst.CSTNode) -> cst.CSTNode | None:
         return self.parents.get(node)
 

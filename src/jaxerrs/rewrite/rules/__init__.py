@@ -3,7 +3,8 @@
 A rule takes a :class:`~jaxerrs.rewrite.context.Context` and returns an
 :class:`~jaxerrs.rewrite.Edit`, or None when it cannot be sure (the failing expression is not
 found, several candidates, aliasing). Records name their rules in their ``rewrite`` field.
-Every module in this package is imported, so a new family of rules is one new file.
+Every module in this package and its subpackages (one per family of rules) is imported, so a new
+rule is one new file.
 """
 
 from __future__ import annotations
@@ -33,5 +34,5 @@ def rule(name: str) -> Callable[[Rule], Rule]:
     return register
 
 
-for _info in pkgutil.iter_modules(__path__):
-    importlib.import_module(f"{__name__}.{_info.name}")
+for _info in pkgutil.walk_packages(__path__, prefix=f"{__name__}."):
+    importlib.import_module(_info.name)

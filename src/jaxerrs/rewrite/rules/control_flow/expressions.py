@@ -1,0 +1,137 @@
+"""Traced values in ternaries, ``and``/``or``/``not`` and builtin ``min``/``max``."""
+
+from __future__ import annotations
+
+import builtins
+from typing import Any
+
+import libcst as cst
+import libcst.matchers as m
+
+from jaxerrs.rewrite import Edit
+from jaxerrs.rewrite.context import Context
+from jaxerrs.rewrite.rules import rule
+from jaxerrs.rewrite.rules.control_flow.common import (
+    _BOTH_BRANCHES,
+    _array_cond,
+    _boolish,
+    _call,
+    _const_value,
+    _edit,
+    _expr,
+    _flows_to_math,
+    _header,
+    _jnp,
+    _scalar_pred,
+    _traced,
+)
+from jaxerrs.rewrite.values import lookup_dotted
+
+# ---------------------------------------------------------------------------------------------- expressions
+
+
+@rule("traced-ternary")
+def traced_ternary(ctx: Context) -> Edit | None:
+    """``a if cond else b`` with a traced condition -> ``jnp.where(cond, a, b)``."""
+    head = _header(ctx)
+    if head is None or head[0] != "stmt":
+        return None
+    found = [n for n in ctx.nodes(cst.IfExp) if head[2] in ctx.ancestors(n)]
+    outer = [n for n in found if not any(isinstance(a, cst.IfExp) for a in ctx.ancestors(n))]
+    traced = [n for n in outer if _traced(ctx, n.test) is not False]  # type: ignore[attr-defined]
+    if not traced:
+        return None
+    jnp, imp = _jnp(ctx)
+    elementwise = not _scalar_pred(ctx)
+    mapping: dict[cst.CSTNode, Any] = {}
+    for n in traced:
+        new = _ternary(n, jnp, elementwise)  # type: ignore[arg-type]
+        if new is None:
+            return None
+        mapping[n] = new.with_changes(lpar=n.lpar, rpar=n.rpar)  # type: ignore[attr-defined]
+    extra = " The condition is element-wise." if elementwise else ""
+    return Edit(_edit(ctx, mapping, [imp]), "review", f"the conditional expression became `where`: {_BOTH_BRANCHES}."
+                + extra)
+
+
+def _ternary(n: cst.IfExp, jnp: str, elementwise: bool) -> cst.BaseExpression | None:
+    cond = _array_cond(n.test, jnp)
+    body: cst.BaseExpression | None = n.body
+    orelse: cst.BaseExpression | None = n.orelse
+    if isinstance(orelse, cst.IfExp):
+        orelse = _ternary(orelse, jnp, elementwise)
+    if cond is None or body is None or orelse is None or _const_value(body) or _const_value(orelse):
+        return None
+    return _call(f"{jnp}.where", cond, body, orelse)
+
+
+@rule("traced-bool-ops")
+def traced_bool_ops(ctx: Context) -> Edit | None:
+    """``a and b`` / ``a or b`` / ``not a`` / ``lo < x < hi`` on arrays -> ``jnp.logical_*`` (element-wise)."""
+    head = _header(ctx)
+    if head is None or head[0] != "stmt":
+        return None
+    stmt = head[1]
+    assert isinstance(stmt, cst.SimpleStatementLine)
+    if len(stmt.body) != 1 or not isinstance(stmt.body[0], (cst.Assign, cst.AugAssign, cst.AnnAssign, cst.Return,
+                                                            cst.Expr)):
+        return None
+    pat = m.BooleanOperation() | m.UnaryOperation(operator=m.Not()) | m.Comparison(comparisons=[m.AtLeastN(n=2)])
+    found = [n for n in ctx.nodes(pat) if stmt in ctx.ancestors(n)]
+    outer = [n for n in found if not any(a in found for a in ctx.ancestors(n))]
+    if not outer or any(isinstance(a, (cst.IfExp, cst.Lambda)) for n in outer for a in ctx.ancestors(n)):
+        return None
+    jnp, imp = _jnp(ctx)
+    mapping: dict[cst.CSTNode, Any] = {}
+    for n in outer:
+        if _traced(ctx, n) is False:
+            continue
+        if not _all_boolish(ctx, n):
+            return None  # `x or default`: a value, not a truth value
+        new = _array_cond(n, jnp)  # type: ignore[arg-type]
+        if new is None:
+            return None
+        mapping[n] = new
+    if not mapping:
+        return None
+    if _scalar_pred(ctx):  # one truth value per call: logical_* gives the very same value
+        return Edit(_edit(ctx, mapping, [imp]), "safe",
+                    "`and`/`or`/`not` on traced truth values became `jnp.logical_*` (same result; both sides "
+                    "are evaluated, which comparisons allow).")
+    return Edit(_edit(ctx, mapping, [imp]), "review",
+                "`and`/`or`/`not` became element-wise `jnp.logical_*`: check that you meant element by element, "
+                "not `.all()`/`.any()`.")
+
+
+def _all_boolish(ctx: Context, n: cst.CSTNode) -> bool:
+    if isinstance(n, cst.BooleanOperation):
+        return _all_boolish(ctx, n.left) and _all_boolish(ctx, n.right)
+    if isinstance(n, cst.UnaryOperation) and isinstance(n.operator, cst.Not):
+        return _boolish(ctx, n.expression) or _all_boolish(ctx, n.expression)
+    return _boolish(ctx, n)  # type: ignore[arg-type]
+
+
+@rule("traced-min-max")
+def traced_min_max(ctx: Context) -> Edit | None:
+    """Python ``min(a, b)``/``max(a, b)`` on traced values -> ``jnp.minimum``/``jnp.maximum``."""
+    head = _header(ctx)
+    if head is None or head[0] != "stmt":
+        return None
+    stmt = head[1]
+    calls = [n for n in ctx.nodes(m.Call(func=m.Name("min") | m.Name("max"))) if stmt in ctx.ancestors(n)]
+    if not calls:
+        return None
+    for name in ("min", "max"):
+        if lookup_dotted(ctx, name) is not getattr(builtins, name):
+            return None
+    jnp, imp = _jnp(ctx)
+    mapping: dict[cst.CSTNode, Any] = {}
+    for c in calls:
+        assert isinstance(c, cst.Call)
+        if len(c.args) != 2 or any(a.keyword is not None or a.star for a in c.args) or not _flows_to_math(ctx, c):
+            return None  # a size or a bound for Python (`range(min(n, k))`) must stay a Python number
+        fn = "minimum" if c.func.value == "min" else "maximum"  # type: ignore[attr-defined]
+        mapping[c] = lambda upd, fn=fn: upd.with_changes(func=_expr(f"{jnp}.{fn}"))
+    return Edit(_edit(ctx, mapping, [imp]), "review",
+                "Python `min`/`max` became element-wise `jnp.minimum`/`jnp.maximum` (they return an array; "
+                "a NaN input gives NaN).")

@@ -1,0 +1,414 @@
+"""Pytree structure mismatches in ``tree.map`` and ``grad``: argnums, containers, ``None``, dict keys."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import libcst as cst
+import libcst.matchers as m
+
+from jaxerrs.rewrite import Edit
+from jaxerrs.rewrite.context import Context
+from jaxerrs.rewrite.names import full_name
+from jaxerrs.rewrite.rules import rule
+from jaxerrs.rewrite.rules.shapes_trees.common import (
+    _PUBLIC,
+    _binding_before,
+    _has_kw,
+    _paren,
+    _shape_of,
+    _statement,
+)
+from jaxerrs.rewrite.values import MISSING, literal, live_value, lookup
+
+# ----------------------------------------------------------------------------- tree-structure
+
+_TREE_MAPS = {"jax.tree.map", "jax.tree_util.tree_map", "jax.tree_map"}
+_GRADS = {"jax.grad", "jax.value_and_grad"}
+
+
+def _tree_map_call(ctx: Context) -> tuple[cst.Call, list[cst.BaseExpression], list[Any]] | None:
+    """The single ``jax.tree.map(f, t0, t1, ...)`` on the failing line that fails: (call, tree nodes, values)."""
+    stmt = _statement(ctx)
+    if stmt is None:
+        return None
+    import jax
+
+    found = []
+    for call in m.findall(stmt, m.Call()):
+        assert isinstance(call, cst.Call)
+        if full_name(ctx, call.func, modules=_PUBLIC, keep=True, methods=True) not in _TREE_MAPS:
+            continue
+        pos = [a for a in call.args if a.keyword is None]
+        if len(pos) < 3 or any(a.star for a in call.args):
+            continue
+        trees = [a.value for a in pos[1:]]
+        values = [live_value(ctx, t, attrs="instance-or-module") for t in trees]
+        if any(v is MISSING for v in values):
+            found.append((call, trees, values))
+            continue
+        try:
+            first = jax.tree.structure(values[0])
+            if all(jax.tree.structure(v) == first for v in values[1:]):
+                continue  # this one is fine
+        except Exception:  # noqa: BLE001 - odd user objects: keep as a candidate
+            pass
+        found.append((call, trees, values))
+    return found[0] if len(found) == 1 else None
+
+
+def _odd_tree(values: list[Any]) -> int | None:
+    """Index (among the trees) of the only tree whose structure differs from the first."""
+    import jax
+
+    try:
+        first = jax.tree.structure(values[0])
+        odd = [i for i, v in enumerate(values[1:], 1) if jax.tree.structure(v) != first]
+    except Exception:  # noqa: BLE001
+        return None
+    return odd[0] if len(odd) == 1 else None
+
+
+def _scope_body(ctx: Context, node: cst.CSTNode) -> cst.CSTNode:
+    fn = ctx.enclosing(node, cst.FunctionDef)
+    return fn if fn is not None else ctx.module  # type: ignore[return-value]
+
+
+def _grad_call(ctx: Context, expr: cst.BaseExpression, scope: cst.CSTNode, line: int) -> tuple[cst.Call, cst.Call] | None:
+    """For ``jax.grad(f, ...)(args)`` or ``gf(args)`` with ``gf = jax.grad(f, ...)``: (the grad call, the call)."""
+    if not isinstance(expr, cst.Call):
+        return None
+    func = expr.func
+    if isinstance(func, cst.Call) and full_name(ctx, func.func, modules=_PUBLIC, keep=True, methods=True) in _GRADS:
+        return func, expr
+    if isinstance(func, cst.Name):
+        for sc in dict.fromkeys([scope, ctx.module]):
+            a = _binding_before(ctx, sc, func.value, line)
+            if a is not None and len(a.targets) == 1 and isinstance(a.value, cst.Call) and full_name(
+                    ctx, a.value.func, modules=_PUBLIC, keep=True, methods=True) in _GRADS:
+                return a.value, expr
+    return None
+
+
+def _argnums(call: cst.Call) -> Any:
+    for a in call.args:
+        if a.keyword is not None and a.keyword.value == "argnums":
+            return literal(a.value)
+    return 0
+
+
+def _with_argnums(call: cst.Call, j: int) -> cst.Call:
+    args = [a for a in call.args if not (a.keyword is not None and a.keyword.value == "argnums")]
+    if j != 0:
+        kw = cst.Arg(cst.Integer(str(j)), keyword=cst.Name("argnums"),
+                     equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")))
+        args = [a.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))) for a in args] + [kw]
+    elif args:
+        args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
+    return call.with_changes(args=args)
+
+
+def _same_tree(a: Any, b: Any, is_leaf: Any = None) -> bool:
+    """Same structure and, leaf by leaf, the same shapes."""
+    import jax
+
+    try:
+        if jax.tree.structure(a, is_leaf=is_leaf) != jax.tree.structure(b, is_leaf=is_leaf):
+            return False
+        la, lb = jax.tree.leaves(a, is_leaf=is_leaf), jax.tree.leaves(b, is_leaf=is_leaf)
+    except Exception:  # noqa: BLE001
+        return False
+    return all(_shape_of(x) == _shape_of(y) for x, y in zip(la, lb, strict=True))
+
+
+def _fix_argnums(ctx: Context, call: cst.Call, trees: list[cst.BaseExpression], values: list[Any],
+                 odd: int) -> Edit | None:
+    """grads = jax.grad(loss, argnums=1)(params, batch): the gradient was taken w.r.t. the wrong argument."""
+    g_node, p_node = trees[odd], trees[0]
+    if not isinstance(g_node, cst.Name) or not isinstance(p_node, cst.Name):
+        return None
+    line = ctx.span(call)[0]
+    scope = _scope_body(ctx, call)
+    assign = _binding_before(ctx, scope, g_node.value, line)
+    if assign is None or len(assign.targets) != 1:
+        return None
+    got = _grad_call(ctx, assign.value, scope, line)
+    if got is None:
+        return None
+    grad, applied = got
+    k = _argnums(grad)
+    if not isinstance(k, int) or any(a.keyword is not None or a.star for a in applied.args):
+        return None
+    pos = [i for i, a in enumerate(applied.args) if isinstance(a.value, cst.Name) and a.value.value == p_node.value]
+    if len(pos) != 1 or pos[0] == k:
+        return None
+    target = assign.targets[0].target
+    is_vg = full_name(ctx, grad.func, modules=_PUBLIC, keep=True, methods=True) == "jax.value_and_grad"
+    if is_vg != isinstance(target, cst.Tuple):
+        return None
+    j = pos[0]
+    taken = live_value(ctx, applied.args[k].value, attrs="instance-or-module") if k < len(applied.args) else MISSING
+    if taken is not MISSING and not _same_tree(taken, values[odd]):
+        return None  # the odd tree is not the gradient of argument k after all
+    f = grad.args[0].value if grad.args else None
+    name = ctx.code(f) if f is not None else "the function"
+    return Edit(ctx.replace(grad, _with_argnums(grad, j)), "review",
+                f"the gradient of `{name}` is now taken with respect to `{p_node.value}` (argument {j}) instead of "
+                f"argument {k}, so `{g_node.value}` matches `{p_node.value}`; check that this is the argument you train.")
+
+
+def _fix_value_and_grad(ctx: Context, call: cst.Call, trees: list[cst.BaseExpression], odd: int) -> Edit | None:
+    """grads = jax.value_and_grad(loss)(params): the (value, grads) pair was bound to one name."""
+    g_node = trees[odd]
+    if not isinstance(g_node, cst.Name) or not isinstance(live_value(ctx, g_node, attrs="instance-or-module"), tuple):
+        return None
+    line = ctx.span(call)[0]
+    scope = _scope_body(ctx, call)
+    assign = _binding_before(ctx, scope, g_node.value, line)
+    if assign is None or len(assign.targets) != 1 or not isinstance(assign.targets[0].target, cst.Name):
+        return None
+    got = _grad_call(ctx, assign.value, scope, line)
+    if got is None or full_name(ctx, got[0].func, modules=_PUBLIC, keep=True, methods=True) != "jax.value_and_grad":
+        return None
+    value = live_value(ctx, g_node, attrs="instance-or-module")
+    if len(value) != 2 or not _same_tree(live_value(ctx, trees[0], attrs="instance-or-module"), value[1]):
+        return None
+    free = next((n for n in ("loss", "loss_value", "value") if not ctx.bound(n)), "_")
+    target = cst.Tuple([cst.Element(cst.Name(free), comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
+                        cst.Element(cst.Name(g_node.value))], lpar=[], rpar=[])
+    new = assign.with_changes(targets=[assign.targets[0].with_changes(target=target)])
+    return Edit(ctx.replace(assign, new), "review",
+                f"`jax.value_and_grad` returns (value, gradients): the pair is unpacked into `{free}, "
+                f"{g_node.value}`; check that nothing else expected the pair.")
+
+
+def _fix_container(ctx: Context, call: cst.Call, trees: list[cst.BaseExpression], values: list[Any],
+                   odd: int) -> Edit | None:
+    """A list where the first tree has a tuple (or the reverse), with the same leaves: convert it."""
+    first, other = values[0], values[odd]
+    if type(first) not in (list, tuple) or type(other) not in (list, tuple) or type(first) is type(other):
+        return None
+    conv = type(first).__name__
+    shadow = lookup(ctx, conv)
+    if not _same_tree(first, type(first)(other)) or shadow is not MISSING and shadow is not type(first):
+        return None  # different leaves, or `list`/`tuple` rebound by the user
+    node = trees[odd]
+    new = cst.Call(func=cst.Name(conv), args=[cst.Arg(node)])
+    return Edit(ctx.replace(node, new), "safe",
+                f"`{ctx.code(node)}` is converted to a {conv} so its structure matches the first tree; the leaves "
+                "are the same.")
+
+
+def _fix_none(ctx: Context, call: cst.Call, trees: list[cst.BaseExpression], values: list[Any]) -> Edit | None:
+    """None (a frozen or absent entry) in the first tree: let it reach ``f`` and keep the other value there."""
+    if len(trees) != 2 or _has_kw(call, "is_leaf"):
+        return None
+    fn = call.args[0].value
+    if not isinstance(fn, cst.Lambda) or len(fn.params.params) != 2 or fn.params.star_arg not in (
+            None, cst.MaybeSentinel.DEFAULT) or fn.params.kwonly_params or fn.params.posonly_params:
+        return None
+    import jax
+
+    def isnone(x: Any) -> bool:
+        return x is None
+
+    first, other = values
+    if any(x is None for x in jax.tree.leaves(other, is_leaf=isnone)):
+        return None
+    try:
+        if jax.tree.structure(first, is_leaf=isnone) != jax.tree.structure(other, is_leaf=isnone):
+            return None
+    except Exception:  # noqa: BLE001
+        return None
+    # keeping the other value is right only where the map computes the new version of that very tree
+    parent = ctx.parent(call)
+    if not (isinstance(parent, cst.Assign) and len(parent.targets) == 1 and isinstance(trees[1], (cst.Name, cst.Attribute))
+            and ctx.code(parent.targets[0].target) == ctx.code(trees[1])):
+        return None
+    a, b = (p.name.value for p in fn.params.params)
+    body = cst.IfExp(test=cst.Comparison(cst.Name(a), [cst.ComparisonTarget(cst.Is(), cst.Name("None"))]),
+                     body=cst.Name(b), orelse=_paren(fn.body) if isinstance(fn.body, (cst.IfExp, cst.Lambda)) else fn.body)
+    new_fn = fn.with_changes(body=body)
+    is_leaf = cst.Arg(cst.parse_expression("lambda x: x is None"), keyword=cst.Name("is_leaf"),
+                      equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")))
+    args = list(call.args)
+    args[0] = args[0].with_changes(value=new_fn)
+    args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+    new = call.with_changes(args=[*args, is_leaf])
+    t0, t1 = ctx.code(trees[0]), ctx.code(trees[1])
+    return Edit(ctx.replace(call, new), "review",
+                f"where `{t0}` holds None, the entry of `{t1}` is left unchanged (None is an empty subtree; "
+                "`is_leaf` lets it reach the function); check that None means 'leave this entry alone'.")
+
+
+def _dict_literal(ctx: Context, node: cst.BaseExpression, line: int, scope: cst.CSTNode,
+                  depth: int = 0) -> cst.BaseExpression | None:
+    """The dict (or list/tuple) literal ``node`` is, or was bound to by its one earlier assignment.
+
+    A parameter of the enclosing function is followed to the argument of its one call in the cell.
+    """
+    if isinstance(node, (cst.Dict, cst.List, cst.Tuple)):
+        return node
+    if not isinstance(node, cst.Name) or depth > 3:
+        return None
+    a = _binding_before(ctx, scope, node.value, line) or (
+        _binding_before(ctx, ctx.module, node.value, line) if scope is not ctx.module else None)  # type: ignore[arg-type]
+    if a is not None:
+        if len(a.targets) == 1 and isinstance(a.targets[0].target, cst.Name):
+            return _dict_literal(ctx, a.value, ctx.span(a)[0], scope, depth + 1)
+        return None
+    if not isinstance(scope, cst.FunctionDef):
+        return None
+    params = [p.name.value for p in scope.params.params]
+    if node.value not in params:
+        return None
+    i = params.index(node.value)
+    calls = [c for c in ctx.nodes(cst.Call) if m.matches(c, m.Call(func=m.Name(scope.name.value)))]
+    if len(calls) != 1:
+        return None
+    call = calls[0]
+    assert isinstance(call, cst.Call)
+    arg = next((x.value for x in call.args if x.keyword is not None and x.keyword.value == node.value), None)
+    if arg is None and i < len(call.args) and call.args[i].keyword is None and not call.args[i].star:
+        arg = call.args[i].value
+    if arg is None:
+        return None
+    return _dict_literal(ctx, arg, ctx.span(call)[0], _scope_body(ctx, call), depth + 1)
+
+
+def _dict_diff(a: Any, b: Any, path: tuple[Any, ...] = ()) -> list[tuple[tuple[Any, ...], dict, dict]]:
+    """The dict pairs (with their key path) whose key sets differ, walking dicts, lists and tuples."""
+    if isinstance(a, dict) and isinstance(b, dict):
+        if set(a) != set(b):
+            return [(path, a, b)]
+        return [d for k in a for d in _dict_diff(a[k], b[k], (*path, k))]
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)) and len(a) == len(b):
+        return [d for i, (x, y) in enumerate(zip(a, b, strict=True)) for d in _dict_diff(x, y, (*path, i))]
+    return []
+
+
+def _literal_at(lit: cst.BaseExpression, path: tuple[Any, ...]) -> cst.Dict | None:
+    """The dict literal inside ``lit`` at ``path`` (keys of nested dict and list literals)."""
+    node = lit
+    for key in path:
+        if isinstance(node, cst.Dict) and isinstance(key, str):
+            hits = [e.value for e in node.elements if isinstance(e, cst.DictElement) and literal(e.key) == key]
+        elif isinstance(node, (cst.List, cst.Tuple)) and isinstance(key, int):
+            elems = [e.value for e in node.elements if isinstance(e, cst.Element)]
+            hits = [elems[key]] if len(elems) == len(node.elements) and key < len(elems) else []
+        else:
+            return None
+        if len(hits) != 1:
+            return None
+        node = hits[0]
+    return node if isinstance(node, cst.Dict) else None
+
+
+def _fix_dict_key(ctx: Context, call: cst.Call, trees: list[cst.BaseExpression], values: list[Any],
+                  odd: int) -> Edit | None:
+    """One key of a hand-written dict spelled differently from the first tree's: rename it there."""
+    diffs = _dict_diff(values[0], values[odd])
+    if len(diffs) != 1:
+        return None
+    path, first, other = diffs[0]
+    if len(first) != len(other):
+        return None
+    only1, only2 = set(first) - set(other), set(other) - set(first)
+    if len(only1) != 1 or len(only2) != 1:
+        return None
+    k1, k2 = only1.pop(), only2.pop()
+    if not isinstance(k1, str) or not isinstance(k2, str):
+        return None
+    renamed = {(k1 if k == k2 else k): v for k, v in other.items()}
+    if not _same_tree(first, renamed):
+        return None
+    top = _dict_literal(ctx, trees[odd], ctx.span(call)[0], _scope_body(ctx, call))
+    lit = _literal_at(top, path) if top is not None else None
+    if lit is None:
+        return None
+    keys = [e for e in lit.elements if isinstance(e, cst.DictElement) and literal(e.key) == k2]
+    if len(keys) != 1 or any(isinstance(e, cst.StarredDictElement) for e in lit.elements):
+        return None
+    key = keys[0].key
+    assert isinstance(key, cst.SimpleString)
+    quote = key.value[0] if key.value[0] in "'\"" else '"'
+    new = key.with_changes(value=f"{quote}{k1}{quote}")
+    return Edit(ctx.replace(key, new), "review",
+                f"the key '{k2}' is renamed '{k1}' to match the first tree (same shapes); check that they are the "
+                "same entry.")
+
+
+def _fix_like_literal(ctx: Context, call: cst.Call, trees: list[cst.BaseExpression], values: list[Any],
+                      odd: int) -> Edit | None:
+    """``state = {"w": jnp.zeros_like(params["w"])}`` that misses entries: build it from every parameter."""
+    for mine, other in ((odd, 0), (0, odd)):
+        edit = _like_literal(ctx, call, trees[mine], values[other])
+        if edit is not None:
+            return edit
+    return None
+
+
+def _like_literal(ctx: Context, call: cst.Call, g_node: cst.BaseExpression, other: Any) -> Edit | None:
+    if not isinstance(g_node, cst.Name):
+        return None
+    lit = _dict_literal(ctx, g_node, ctx.span(call)[0], _scope_body(ctx, call))
+    if isinstance(lit, cst.Dict):
+        items = [e.value for e in lit.elements if isinstance(e, cst.DictElement)]
+        if len(items) != len(lit.elements):
+            return None
+    elif isinstance(lit, (cst.List, cst.Tuple)):
+        items = [e.value for e in lit.elements if isinstance(e, cst.Element)]
+    else:
+        return None
+    funcs, roots = set(), set()
+    for item in items:
+        if not isinstance(item, cst.Call) or len(item.args) != 1 or item.args[0].keyword is not None:
+            return None
+        full = full_name(ctx, item.func, modules=_PUBLIC, keep=True, methods=True)
+        if full not in ("jax.numpy.zeros_like", "jax.numpy.ones_like"):
+            return None
+        root = item.args[0].value
+        while isinstance(root, cst.Subscript):
+            root = root.value
+        if not isinstance(root, cst.Name):
+            return None
+        roots.add(root.value)
+        funcs.add(ctx.code(item.func))
+    if len(funcs) != 1 or len(roots) != 1:
+        return None
+    source = roots.pop()
+    ref = lookup(ctx, source)
+    if ref is MISSING or not _same_tree(ref, other):
+        return None
+    tm = ctx.ref("jax.tree.map") or ctx.ref("jax.tree_util.tree_map")
+    if tm is None:
+        return None
+    new = cst.parse_expression(f"{tm}({funcs.pop()}, {source})")
+    return Edit(ctx.replace(lit, new), "review",
+                f"`{g_node.value}` is built from every entry of `{source}` instead of a hand-written subset; "
+                "check that each parameter should get this state.")
+
+
+@rule("tree-structure")
+def tree_structure(ctx: Context) -> Edit | None:
+    """Two pytrees that should match in ``jax.tree.map``: fix where the odd tree came from, if certain."""
+    got = _tree_map_call(ctx)
+    if got is None:
+        return None
+    call, trees, values = got
+    if any(v is MISSING for v in values):
+        return None
+    if ctx.record_id == "tree-map-none-subtree":
+        return _fix_none(ctx, call, trees, values)
+    odd = _odd_tree(values)
+    if odd is None:
+        return None
+    for fix in (lambda: _fix_argnums(ctx, call, trees, values, odd),
+                lambda: _fix_value_and_grad(ctx, call, trees, odd),
+                lambda: _fix_container(ctx, call, trees, values, odd),
+                lambda: _fix_dict_key(ctx, call, trees, values, odd),
+                lambda: _fix_like_literal(ctx, call, trees, values, odd)):
+        edit = fix()
+        if edit is not None:
+            return edit
+    return None

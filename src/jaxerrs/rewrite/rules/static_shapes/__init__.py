@@ -1,0 +1,15 @@
+"""Static arguments, shapes from traced values and boolean masks.
+
+- ``static-argnames``: a size, shape, count or axis that is traced because it is a parameter of the
+  user's own jitted function -> that parameter becomes static on the user's ``jit``.
+- ``dynamic-slice``: ``x[i:i + k]`` with a traced start and a static length -> ``lax.dynamic_slice_in_dim``.
+- ``static-arg-hashable``: a list passed for a static argument -> a tuple.
+- ``jit-method``: ``@jax.jit`` on a method -> ``@partial(jax.jit, static_argnums=0)``.
+- ``boolean-mask``: ``x[mask]`` inside a reduction -> the reduction's ``where=``; ``x.at[mask].set(v)``
+  -> ``jnp.where(mask, v, x)``.
+- ``size-argument``: ``jnp.nonzero``/one-argument ``jnp.where``/``argwhere``/``flatnonzero``/``unique``
+  under ``jit`` -> a static ``size=``.
+- ``static-argnames-typo``: ``static_argnames`` naming a parameter that does not exist -> the close name.
+
+Every rule returns None as soon as the code is not of a shape it fully understands.
+"""

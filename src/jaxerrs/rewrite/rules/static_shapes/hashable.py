@@ -1,0 +1,217 @@
+"""Lists passed for static arguments -> tuples; ``@jax.jit`` on a method -> ``self`` static."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import libcst as cst
+
+from jaxerrs.rewrite import Edit
+from jaxerrs.rewrite.context import Context, dotted_name
+from jaxerrs.rewrite.jit_static import (
+    NOPE,
+    find_jit,
+    is_jit,
+    make_static,
+    name_of,
+    param_names,
+    py_literal,
+)
+from jaxerrs.rewrite.names import full_name
+from jaxerrs.rewrite.rules import rule
+from jaxerrs.rewrite.rules.static_shapes.common import _body_assignments, _jnp_name, _lookup, _within
+
+# ---------------------------------------------------------------------------------------------- hashable static args
+
+
+def _hashable_literal(v: Any) -> bool:
+    """Whether a literal value is made of plain hashable items (lists count: they become tuples)."""
+    if isinstance(v, (int, float, str, bool, type(None))):
+        return True
+    if isinstance(v, (tuple, list)):
+        return all(_hashable_literal(x) for x in v)
+    return False
+
+
+def _to_tuple(e: cst.BaseExpression) -> cst.BaseExpression | None:
+    """A list literal of plain items as the same tuple literal (brackets become parentheses)."""
+    if isinstance(e, cst.List) and all(isinstance(el, cst.Element) for el in e.elements):
+        if not all(_hashable_literal(py_literal(el.value)) or isinstance(el.value, cst.Name) for el in e.elements):
+            return None
+        if any(isinstance(el.value, cst.List) for el in e.elements):
+            return None
+        els = list(e.elements)
+        if len(els) == 1:  # (2,) not (2)
+            els[0] = els[0].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace("")))
+        return cst.Tuple(elements=els, lpar=[cst.LeftParen(whitespace_after=e.lbracket.whitespace_after)],
+                         rpar=[cst.RightParen(whitespace_before=e.rbracket.whitespace_before)])
+    return None
+
+
+@rule("static-arg-hashable")
+def static_arg_hashable(ctx: Context) -> Edit | None:
+    """A list given for a static argument becomes a tuple at the call site."""
+    text = ctx.message or ""
+    mt = re.search(r"hash an object of type <class '([\w.]+)'>, (.*?)\. The error was", text, re.S)
+    if mt is None or mt.group(1) != "list":
+        return None
+    shown = mt.group(2)
+    stmt = ctx.statement()
+    if stmt is None:
+        return None
+    cands: list[tuple[cst.BaseExpression, cst.BaseExpression, cst.Call, cst.Arg]] = []
+    for call in ctx.nodes(cst.Call):
+        assert isinstance(call, cst.Call)
+        if not _within(ctx, call, stmt) or _jnp_name(ctx, call.func) or full_name(ctx, call.func, keep=True).startswith("jax."):
+            continue
+        for a in call.args:
+            v = a.value
+            if isinstance(v, cst.List):
+                lit = py_literal(v)
+                new = _to_tuple(v)
+                if new is not None and (lit is NOPE or repr(lit) == shown):
+                    cands.append((v, new, call, a))
+            elif isinstance(v, cst.ListComp):
+                cands.append((v, cst.Call(func=cst.Name("tuple"), args=[cst.Arg(v)]), call, a))
+            elif isinstance(v, cst.Name):
+                val = _lookup(ctx, v.value)
+                if isinstance(val, list) and _hashable_literal(val) and \
+                        not any(isinstance(x, list) for x in val) and repr(val) == shown:
+                    cands.append((v, cst.Call(func=cst.Name("tuple"), args=[cst.Arg(v)]), call, a))
+    if len(cands) != 1:
+        return None
+    old, new, call, arg = cands[0]
+    fits = _tuple_fits(ctx, call, arg)
+    if fits is False:
+        return None  # the function uses it as a list (`+ [..]`, `.append`): a tuple would break it
+    summary = f"`{ctx.code(old)}` is passed as a tuple: static arguments must be hashable"
+    if fits:
+        return Edit(ctx.replace(old, new), "safe", summary + ", and the function only reads its items.")
+    return Edit(ctx.replace(old, new), "review",
+                summary + "; check the function does not use it as a list (`+ [..]`, `.append`, `== [..]`).")
+
+
+def _callee_def(ctx: Context, call: cst.Call) -> tuple[cst.FunctionDef, bool] | None:
+    """The user's function a call runs (through its ``jit``), and whether it is called as a method."""
+    if isinstance(call.func, cst.Name):
+        name = call.func.value
+        fn = ctx.function_named(name)
+        if fn is not None and not isinstance(ctx.parent(ctx.parent(fn) or fn), cst.ClassDef):
+            return fn, False
+        for c in ctx.nodes(cst.Call):
+            assert isinstance(c, cst.Call)
+            parent = ctx.parent(c)
+            if is_jit(ctx, c.func) and c.args and isinstance(c.args[0].value, cst.Name) and isinstance(
+                    parent, cst.Assign) and name_of(parent.targets[0].target) == name:
+                g = ctx.function_named(c.args[0].value.value)
+                return (g, False) if g is not None else None
+    return None
+
+
+_TUPLE_SAFE_CALLS = {"len", "tuple", "list", "zip", "enumerate", "sum", "max", "min", "sorted", "reversed"}
+
+
+def _tuple_fits(ctx: Context, call: cst.Call, arg: cst.Arg) -> bool | None:
+    """True: the called function only reads the argument's items; False: it uses list-only operations;
+    None: cannot tell (the function is not in the cell, or the value is handed on to other code)."""
+    found = _callee_def(ctx, call)
+    if found is None:
+        return None
+    fn, method = found
+    pos, kwonly = param_names(fn)
+    if arg.keyword is not None:
+        param = arg.keyword.value
+    else:
+        positional = [a for a in call.args if a.keyword is None]
+        i = positional.index(arg) + (1 if method else 0)
+        if any(a.star for a in call.args) or i >= len(pos):
+            return None
+        param = pos[i]
+    if param not in pos + kwonly or _body_assignments(fn, param):
+        return None
+    verdict: bool | None = True
+    for n in ctx.nodes(cst.Name):
+        assert isinstance(n, cst.Name)
+        if n.value != param or not _within(ctx, n, fn.body):
+            continue
+        p = ctx.parent(n)
+        if isinstance(p, cst.Arg):
+            owner = ctx.parent(p)
+            if isinstance(owner, cst.Call) and (name_of(owner.func) in _TUPLE_SAFE_CALLS or isinstance(
+                    owner.func, cst.Attribute)) and p.star in ("", "*"):
+                continue
+            verdict = None  # handed to other code
+            continue
+        if isinstance(p, cst.Subscript) and p.value is n:
+            continue
+        if isinstance(p, (cst.For, cst.CompFor)) and p.iter is n:
+            continue
+        if isinstance(p, cst.StarredElement):
+            continue
+        if isinstance(p, cst.Attribute) and p.attr.value in ("count", "index") and p.value is n:
+            continue
+        if isinstance(p, (cst.BinaryOperation, cst.Comparison, cst.ComparisonTarget, cst.Attribute, cst.AugAssign)):
+            return False
+        verdict = None
+    return verdict
+
+
+# ---------------------------------------------------------------------------------------------- jit-method
+
+
+@rule("jit-method")
+def jit_method(ctx: Context) -> Edit | None:
+    """``@jax.jit`` on a method -> ``@partial(jax.jit, static_argnums=0)`` (``self`` hashed by identity)."""
+    qual = ctx.values.get("method", "")
+    if qual.count(".") < 1 or "<locals>" in qual:
+        return None
+    cls_name, meth = qual.split(".")[-2:]
+    classes = [c for c in ctx.nodes(cst.ClassDef) if c.name.value == cls_name]  # type: ignore[attr-defined]
+    if len(classes) != 1:
+        return None
+    cls = classes[0]
+    assert isinstance(cls, cst.ClassDef)
+    fns = [s for s in cls.body.body if isinstance(s, cst.FunctionDef) and s.name.value == meth]
+    if len(fns) != 1:
+        return None
+    fn = fns[0]
+    obj = (ctx.namespace or {}).get(cls_name)
+    if obj is not None and (getattr(obj, "__hash__", None) is None or hasattr(obj, "__dataclass_fields__")):
+        return None  # not hashable (or hashed by its array fields): static self would fail
+    for d in cls.decorators:
+        e = d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator
+        if "dataclass" in dotted_name(e):
+            return None
+    if _mutates_instances(ctx, cls, obj):
+        return None  # a static self would silently keep the old attribute values
+    site = find_jit(ctx, fn)
+    pos, _ = param_names(fn)
+    if site is None or not pos:
+        return None
+    made = make_static(ctx, site, [pos[0]], prefer_nums=True)
+    if made is None:
+        return None
+    old, new, imports = made
+    return Edit(ctx.replace(old, new, imports=imports), "review",
+                f"`{pos[0]}` is now a static argument of `{meth}`: the object must stay hashable and is "
+                f"compiled in as a constant, so later changes to its attributes are NOT seen (no retrace).")
+
+
+def _mutates_instances(ctx: Context, cls: cst.ClassDef, obj: Any) -> bool:
+    """Whether the cell changes attributes of the class's objects after ``__init__``."""
+    for a in ctx.nodes(cst.AssignTarget) + ctx.nodes(cst.AugAssign) + ctx.nodes(cst.AnnAssign):
+        t = a.target  # type: ignore[attr-defined]
+        targets = [t] if not isinstance(t, (cst.Tuple, cst.List)) else [e.value for e in t.elements]
+        for tt in targets:
+            if not isinstance(tt, cst.Attribute) or not isinstance(tt.value, cst.Name):
+                continue
+            meth = ctx.enclosing(a, cst.FunctionDef)
+            if meth is not None and _within(ctx, meth, cls):
+                if meth.name.value != "__init__":  # type: ignore[attr-defined]
+                    return True
+                continue
+            inst = (ctx.namespace or {}).get(tt.value.value)
+            if meth is not None or obj is None or isinstance(inst, obj):
+                return True
+    return False
