@@ -243,6 +243,14 @@ def record_site(cat: catalog_mod.Catalog, rec: Record, message: str) -> SiteRef 
     return refs[0] if refs else None
 
 
+def _installed_has(cat: catalog_mod.Catalog, path: str, function: str) -> bool:
+    """Whether the installed JAX has this function in this file (tracebacks print co_name, not the qualname)."""
+    if cat.in_function(path, function) or cat.function_line(path, function) is not None:
+        return True
+    spans = catalog_mod.function_spans(str(Path(cat.root) / path))
+    return any(_same_function(q, function) for _lo, _hi, q, _def in spans)
+
+
 def _other_release(cat: catalog_mod.Catalog, ev: Evidence, path: str, function: str,
                    lineno: int) -> tuple[SiteRef | None, str] | None:
     """For a pasted traceback whose raising function the installed JAX does not have: the site in the
@@ -250,7 +258,7 @@ def _other_release(cat: catalog_mod.Catalog, ev: Evidence, path: str, function: 
 
     None when the installed JAX has that function (the usual case) or the index cannot be read.
     """
-    if cat.in_function(path, function) or cat.function_line(path, function) is not None:
+    if _installed_has(cat, path, function):
         return None
     try:
         from jaxerrs import history

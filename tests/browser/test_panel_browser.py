@@ -80,7 +80,12 @@ def test_panel_under_traceback_and_insert_fix(driver, page):
     fix = after[2]
     assert after[:2] == before[:2] and after[3:] == before[2:], after  # directly below the failing cell
     assert fix.strip() and fix not in before
-    assert " ".join(fix.split()) in " ".join(panel.text_content().split())  # the panel's example fix
+    # The user's own cell, fixed: every code line of it is in the panel's diff (added or kept lines).
+    assert fix.startswith("# jaxerrs: Cell In["), fix
+    diff = " ".join(panel.locator(".jaxerrs-diff").inner_text().split())
+    for line in fix.splitlines():
+        if line.strip() and not line.startswith("# "):
+            assert " ".join(line.split()) in diff, (line, diff)
     assert panel.locator(".jaxerrs-fix-status").inner_text() == "Inserted below"
     shot(page, f"{driver.server.frontend}-panel-inserted")
 
