@@ -128,6 +128,16 @@ def set_lab_theme(server: Server, theme: str) -> None:
     _write_lab_settings(server.settings_dir, theme)
 
 
+def choose_lab_dark_theme(page, server: Server, request) -> None:  # noqa: ANN001 - Playwright page, pytest request
+    """Settings > Theme > JupyterLab Dark, as a user would; Lab saves it, so it is put back after the test."""
+    request.addfinalizer(lambda: set_lab_theme(server, "JupyterLab Light"))
+    page.locator("#jp-MainMenu").get_by_text("Settings", exact=True).click()
+    page.locator(".lm-Menu").get_by_text("Theme", exact=True).hover()
+    page.locator(".lm-Menu").get_by_text("JupyterLab Dark", exact=True).click()
+    page.wait_for_function("() => document.body.dataset.jpThemeLight === 'false'")
+    page.wait_for_timeout(500)
+
+
 def start_server(frontend: str, base_dir: Path) -> Server:
     home = base_dir / frontend
     root = home / "root"

@@ -5,7 +5,7 @@ never executed as HTML; light and dark screenshots in JupyterLab. Latencies are 
 from __future__ import annotations
 
 import pytest
-from jxbrowser import have_jaxerrs_extension, record_latency, set_lab_theme, shot, write_notebook
+from jxbrowser import choose_lab_dark_theme, have_jaxerrs_extension, record_latency, shot, write_notebook
 
 pytestmark = pytest.mark.skipif(
     not have_jaxerrs_extension(), reason="jaxerrs.extension is not importable yet"
@@ -144,13 +144,7 @@ def test_lab_light_and_dark_theme(driver, page, request):
     page.set_viewport_size({"width": 1200, "height": 2400})  # the whole panel in view for the shots
     assert page.evaluate("() => document.body.dataset.jpThemeLight") == "true"
     shot(panel, "lab-panel-light")
-    # Settings > Theme > JupyterLab Dark, as a user would (Lab saves it; put it back afterwards).
-    request.addfinalizer(lambda: set_lab_theme(driver.server, "JupyterLab Light"))
-    page.locator("#jp-MainMenu").get_by_text("Settings", exact=True).click()
-    page.locator(".lm-Menu").get_by_text("Theme", exact=True).hover()
-    page.locator(".lm-Menu").get_by_text("JupyterLab Dark", exact=True).click()
-    page.wait_for_function("() => document.body.dataset.jpThemeLight === 'false'")
-    page.wait_for_timeout(500)
+    choose_lab_dark_theme(page, driver.server, request)
     colors = panel.evaluate(
         """el => { const b = el.querySelector('.jaxerrs-insert');
                    return [getComputedStyle(b).color, getComputedStyle(document.body).backgroundColor]; }"""

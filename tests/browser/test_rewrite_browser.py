@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from jxbrowser import have_jaxerrs_extension, set_lab_theme, shot, write_notebook
+from jxbrowser import choose_lab_dark_theme, have_jaxerrs_extension, shot, write_notebook
 
 pytestmark = pytest.mark.skipif(
     not have_jaxerrs_extension(), reason="jaxerrs.extension is not importable yet"
@@ -208,13 +208,7 @@ def test_rewrite_lab_light_and_dark_theme(driver, page, request):
     light = _contrasts(rewrite)
     shot(panel, "lab-rewrite-panel-light")
     shot(rewrite, "lab-rewrite-diff-light")
-    # Settings > Theme > JupyterLab Dark, as a user would (Lab saves it; put it back afterwards).
-    request.addfinalizer(lambda: set_lab_theme(driver.server, "JupyterLab Light"))
-    page.locator("#jp-MainMenu").get_by_text("Settings", exact=True).click()
-    page.locator(".lm-Menu").get_by_text("Theme", exact=True).hover()
-    page.locator(".lm-Menu").get_by_text("JupyterLab Dark", exact=True).click()
-    page.wait_for_function("() => document.body.dataset.jpThemeLight === 'false'")
-    page.wait_for_timeout(500)
+    choose_lab_dark_theme(page, driver.server, request)
     dark = _contrasts(rewrite)
     shot(panel, "lab-rewrite-panel-dark")
     shot(rewrite, "lab-rewrite-diff-dark")
