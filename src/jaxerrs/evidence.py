@@ -119,9 +119,9 @@ def ecosystem(ev: Evidence) -> str | None:
     frames = ev.frames
     start = frames.index(ev.user_frame) + 1 if ev.user_frame in frames else 0
     for f in frames[start:]:
-        m = _PKG_OF.search(f.filename)
-        if m and m.group(1) in ECOSYSTEM:
-            return m.group(1)
+        lib = frame_library(f)
+        if lib is not None:
+            return lib
     return ecosystem_origin(ev)
 
 

@@ -140,9 +140,9 @@ def _resolve(cat: catalog_mod.Catalog, path: str, line: int, function: str, mess
     """The catalog's raise statement for a frame, or the frame itself (C++ errors, other versions)."""
     s = cat.at(path, line)
     # Plain tracebacks print co_name ("error"), live frames co_qualname ("f.<locals>.error").
-    if s is not None and _same_function(s.function, function):
+    if s is not None and same_function(s.function, function):
         return SiteRef.of(s, cat.jax_version)
-    in_fn = [x for x in cat.by_path.get(path, ()) if _same_function(x.function, function)]
+    in_fn = [x for x in cat.by_path.get(path, ()) if same_function(x.function, function)]
     if in_fn and s is None:
         scored = [(templates.match(x.template, message) if x.template else None, x) for x in in_fn]
         matched = [(m.literal, x) for m, x in scored if m]
@@ -228,12 +228,12 @@ def _qualname_at(cat: catalog_mod.Catalog, path: str, line: int, printed: str) -
     """The co_qualname of the function at ``path:line`` whose name was printed (plain tracebacks print co_name)."""
     spans = [q for lo, hi, q, _def in catalog_mod.function_spans(str(Path(cat.root) / path)) if lo <= line <= hi]
     for q in reversed(spans):  # innermost first
-        if _same_function(q, printed):
+        if same_function(q, printed):
             return q
     return printed
 
 
-def _same_function(qualname: str, printed: str) -> bool:
+def same_function(qualname: str, printed: str) -> bool:
     return qualname == printed or qualname.rsplit(".", 1)[-1] == printed.rsplit(".", 1)[-1]
 
 
@@ -248,7 +248,7 @@ def _installed_has(cat: catalog_mod.Catalog, path: str, function: str) -> bool:
     if cat.in_function(path, function) or cat.function_line(path, function) is not None:
         return True
     spans = catalog_mod.function_spans(str(Path(cat.root) / path))
-    return any(_same_function(q, function) for _lo, _hi, q, _def in spans)
+    return any(same_function(q, function) for _lo, _hi, q, _def in spans)
 
 
 def _other_release(cat: catalog_mod.Catalog, ev: Evidence, path: str, function: str,

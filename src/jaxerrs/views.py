@@ -54,17 +54,12 @@ class PanelView:
     rewrite: Any = None  # jaxerrs.rewrite.Rewrite: the user's own cell, fixed
 
 
-def frame_label(frame: Frame, with_line: bool = True) -> str:
-    """How a traceback names the frame's file: "Cell In[3]" for a cell, else the path (basename in panels)."""
-    label = _cell_label(frame, with_line)
-    return label
-
-
 def frame_code(frame: Frame) -> str:
     return frame.line or linecache.getline(frame.filename, frame.lineno).strip()
 
 
-def _cell_label(frame: Frame, with_line: bool = True) -> str:
+def frame_label(frame: Frame, with_line: bool = True) -> str:
+    """How a traceback names the frame's file: "Cell In[3]" for a cell, else the path (basename in panels)."""
     name = frame.filename
     tail = f", line {frame.lineno}" if with_line else ""
     try:
@@ -88,8 +83,7 @@ def user_line(ev: Evidence) -> UserLine | None:
     f = ev.user_frame
     if f is None:
         return None
-    code = f.line or linecache.getline(f.filename, f.lineno).strip()
-    return UserLine(_cell_label(f), code)
+    return UserLine(frame_label(f), frame_code(f))
 
 
 def _related(record: Record | None) -> list[tuple[str, str]]:
@@ -168,12 +162,10 @@ def _records_at_site(site: SiteRef | None) -> list[Record]:
     if site is None:
         return []
     from jaxerrs.kb.records import all_records
-
-    def short(name: str) -> str:  # tracebacks print co_name ("__call__"), records hold qualnames
-        return name.rsplit(".", 1)[-1]
+    from jaxerrs.matcher import same_function  # tracebacks print co_name ("__call__"), records hold qualnames
 
     return [r for r in all_records().values()
-            if any(s.path == site.path and short(s.function) == short(site.function) for s in r.sites)]
+            if any(s.path == site.path and same_function(s.function, site.function) for s in r.sites)]
 
 
 def record_diagnosis(rec: Record) -> Diagnosis:
@@ -318,16 +310,22 @@ _SAFETY_HELP = {"safe": "keeps what the code computes exactly",
                 "review": "the likely intent, but it changes what runs: read the line above before running it"}
 
 
-def diff_html(diff: str) -> str:
-    """A unified diff as escaped lines, removed and added lines marked for panel.css."""
+def diff_lines(diff: str) -> list[tuple[str, str]]:
+    """A unified diff's lines below its file header, each with its kind: "add", "del", "hunk" or "ctx"."""
     out = []
     for ln in diff.splitlines():
         if ln.startswith(("---", "+++")):
             continue
-        cls = ("jaxerrs-diff-add" if ln.startswith("+") else "jaxerrs-diff-del" if ln.startswith("-")
-               else "jaxerrs-diff-hunk" if ln.startswith("@@") else "jaxerrs-diff-ctx")
-        out.append(f'<span class="{cls}">{html.escape(ln) or " "}</span>')
-    return "".join(out)
+        kind = ("add" if ln.startswith("+") else "del" if ln.startswith("-")
+                else "hunk" if ln.startswith("@@") else "ctx")
+        out.append((kind, ln))
+    return out
+
+
+def diff_html(diff: str) -> str:
+    """A unified diff as escaped lines, removed and added lines marked for panel.css."""
+    return "".join(f'<span class="jaxerrs-diff-{kind}">{html.escape(ln) or " "}</span>'
+                   for kind, ln in diff_lines(diff))
 
 
 def fix_html(v: PanelView) -> str:
@@ -424,11 +422,8 @@ def render_text(d: Diagnosis, color: bool = False, compact: bool = False, with_r
         rw = v.rewrite
         lines += ["", c("cyan", f"Your cell, fixed ({rw.safety})") + c("dim", "  (%jaxerr fix puts it in the next input)"),
                   f"  {rw.summary}"]
-        for ln in rw.diff.splitlines():
-            if ln.startswith(("---", "+++")):
-                continue
-            tone = "green" if ln.startswith("+") else "red" if ln.startswith("-") else "dim"
-            lines.append(c(tone, "  " + ln))
+        tones = {"add": "green", "del": "red"}
+        lines += [c(tones.get(kind, "dim"), "  " + ln) for kind, ln in diff_lines(rw.diff)]
     if v.fix_after and (v.rewrite is None or not compact):
         lines += ["", c("cyan", "Example fix") + c("dim", "" if v.rewrite is not None
                                                     else "  (%jaxerr fix puts it in the next input)")]

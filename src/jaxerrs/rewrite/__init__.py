@@ -84,9 +84,11 @@ def apply_rules(ctx: Context, names: list[str]) -> Rewrite | None:
     """The first rule of ``names`` that proposes a valid edit."""
     from jaxerrs.rewrite.rules import RULES
 
+    if ctx.module is None:  # the cell is not Python LibCST can parse
+        return None
     for name in names:
         rule = RULES.get(name)
-        if rule is None or ctx.module is None:
+        if rule is None:
             continue
         try:
             edit = rule(ctx)
