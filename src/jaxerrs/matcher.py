@@ -20,7 +20,7 @@ from jaxerrs.evidence import (
     from_exception,
     from_text,
 )
-from jaxerrs.kb.records import Record, all_records, requirement_met
+from jaxerrs.kb.records import Record, all_records, installed_jax, requirement_met
 
 # Names one class goes by across JAX versions.
 ALIASES = {"XlaRuntimeError": "JaxRuntimeError"}
@@ -69,10 +69,12 @@ def _record_hits(ev: Evidence, site: SiteRef | None, classes: set[str], eco: str
     # Text names one class; IPython prints "TypeError" where the class is a JAX subclass of it, or the
     # reverse. A JAX-specific record class is compatible with a builtin class named in text.
     loose = ev.source == "text" and len(classes) == 1 and next(iter(classes)) in _builtin_names()
+    version = installed_jax() if ev.source == "live" else None
     for rec in all_records().values():
-        # A live error comes from this machine: a record about a library it lacks cannot be the answer.
-        # Pasted text may come from anywhere.
-        if rec.requires and ev.source == "live" and not requirement_met(rec.requires):
+        # A live error comes from this machine: a record about a library it lacks, or about other JAX
+        # releases (``jax_versions``), cannot be the answer. Pasted text may come from anywhere.
+        if ev.source == "live" and ((rec.requires and not requirement_met(rec.requires))
+                                    or not rec.holds_for(version)):
             continue
         cls_ok = _canon(rec.class_name) in classes or (loose and rec.class_name not in _builtin_names())
         site_ok = site is not None and any(s.path == site.path and s.function == site.function for s in rec.sites)

@@ -16,6 +16,8 @@ def add_parser(sub: argparse._SubParsersAction, func: Callable[[argparse.Namespa
     c.add_argument("--only", nargs="+", metavar="ID", help="check only these records")
     c.add_argument("--jobs", type=int, default=None, help="worker processes (default: one per core)")
     c.add_argument("--format", choices=("text", "json"), default="text")
+    c.add_argument("--capture", metavar="DIR", help="write each reproducer's traceback (as IPython prints it) "
+                   "to DIR/ID.txt")
     c.set_defaults(func=func)
     i = kbsub.add_parser("import", help="check records in the external dataset's JSON format (schemaVersion 2)")
     i.add_argument("path", nargs="+", help="JSON files or folders")
@@ -44,9 +46,11 @@ def _check(args: argparse.Namespace) -> int:
         chosen = [records[i] for i in args.only]
     curated = [r for r in chosen if r.origin == "curated"]
     imported = [r for r in chosen if r.origin != "curated"]
-    results = check(curated, jobs=args.jobs)
+    results = check(curated, jobs=args.jobs, capture=args.capture)
     if args.format == "json":
-        print(json.dumps({"results": [r.__dict__ for r in results], "problems": PROBLEMS,
+        from jaxerrs.kb.records import installed_jax
+
+        print(json.dumps({"jax": installed_jax(), "results": [r.__dict__ for r in results], "problems": PROBLEMS,
                           "imported": {r.id: r.flags for r in imported}}, indent=2))
     else:
         print(table(results))

@@ -170,7 +170,7 @@ def _check_consistency(rec: Record, item: dict[str, Any], message: str) -> None:
     if best is None:
         flags.append(f"message unknown to JAX {version}: no raise statement in this JAX produces it")
     else:
-        rec.sites = [SiteRef(best.path, best.function)]
+        rec.sites = rec.all_sites = [SiteRef(best.path, best.function)]
         line = item.get("lineNumber")
         if isinstance(line, int) and (best.path != path or not best.line <= line <= best.end_line):
             now = _message_line(cat, best, pattern)

@@ -31,6 +31,7 @@ class RecordError(ValueError):
 class SiteRef:
     path: str
     function: str
+    jax: str = ""  # the JAX releases that raise here, e.g. "<0.6" (empty: every release the record holds for)
 
 
 @dataclass(frozen=True)
@@ -79,6 +80,9 @@ class Record:
     cases: list[str] = field(default_factory=list)  # snippets, one per trigger the record names; each raises it
     reviewed: str = ""  # the JAX version its claims were last reviewed against; kb check is stricter then
     requires: str = ""  # an ecosystem library and version range, e.g. "flax>=0.10" (records about Flax, Optax, …)
+    all_sites: list[SiteRef] = field(default_factory=list)  # ``sites`` of every release (``sites``: the installed)
+    pattern_ranges: dict[str, str] = field(default_factory=dict)  # legacy pattern -> the JAX releases that word it so
+    variant: str = ""  # the range of the ``[[variants]]`` entry applied for the installed JAX, if any
 
     @property
     def class_name(self) -> str:
@@ -93,14 +97,29 @@ class Record:
     def all_patterns(self) -> list[str]:
         return self.patterns + self.legacy_patterns
 
+    def holds_for(self, version: str | None) -> bool:
+        """Whether ``jax_versions`` includes JAX ``version`` (None or unknown: it does)."""
+        return not version or not self.jax_versions.strip() or _in_range(version, self.jax_versions)
+
+    def patterns_for(self, version: str) -> list[str]:
+        """The patterns that word this error in JAX ``version``: the current ones, and legacy ones in range."""
+        return list(self.patterns) + [p for p in self.legacy_patterns
+                                      if not self.pattern_ranges.get(p) or _in_range(version, self.pattern_ranges[p])]
+
+    def sites_for(self, version: str) -> list[SiteRef]:
+        """The sites that raise this error in JAX ``version``."""
+        return [s for s in self.all_sites if not s.jax or _in_range(version, s.jax)]
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "id": self.id,
             "title": self.title,
             "error_class": self.error_class,
             "patterns": list(self.patterns),
-            "legacy_patterns": list(self.legacy_patterns),
-            "sites": [{"path": s.path, "function": s.function} for s in self.sites],
+            "legacy_patterns": [{"pattern": p, "jax": self.pattern_ranges[p]} if p in self.pattern_ranges else p
+                                for p in self.legacy_patterns],
+            "sites": [{"path": s.path, "function": s.function, **({"jax": s.jax} if s.jax else {})}
+                      for s in self.all_sites],
             "explanation": self.explanation,
             "triggers": list(self.triggers),
             "situations": list(self.situations),
@@ -121,6 +140,7 @@ class Record:
             "references": list(self.references),
             "reproducer": self.reproducer,
             "jax_versions": self.jax_versions,
+            "variant": self.variant,
             "verified": self.verified,
             "origin": self.origin,
             "slug": self.slug,
@@ -129,8 +149,7 @@ class Record:
         }
 
 
-_STR_LISTS = ("triggers", "situations", "solutions", "prevention", "tags", "related", "references",
-              "legacy_patterns", "cases")
+_STR_LISTS = ("triggers", "situations", "solutions", "prevention", "tags", "related", "references", "cases")
 
 
 def _need(data: dict[str, Any], key: str, kind: type, where: str, required: bool = True) -> Any:
@@ -165,14 +184,21 @@ def from_dict(data: dict[str, Any], where: str) -> Record:
     patterns = _str_list(data, "patterns", where, True)
     if not patterns:
         raise RecordError(f"{where}: field 'patterns' needs at least one message template")
-    lists = {k: _str_list(data, k, where, k in ("solutions", "tags")) for k in _STR_LISTS}
-    for i, p in enumerate(patterns + lists["legacy_patterns"]):
+    _str_list(data, "solutions", where, True)
+    _str_list(data, "tags", where, True)
+    for k in _STR_LISTS:
+        _str_list(data, k, where, False)
+    legacy, _ranges = _legacy(data, where)
+    _range_field(data.get("jax_versions", ""), "jax_versions", where)
+    for i, p in enumerate(patterns + legacy):
         problem = templates.validate(p)
         if problem:
             raise RecordError(f"{where}: pattern {i} does not compile ({problem}): {p!r}")
     for i, s in enumerate(_need(data, "sites", list, where, False) or []):
         if not isinstance(s, dict) or not isinstance(s.get("path"), str) or not isinstance(s.get("function"), str):
             raise RecordError(f"{where}: field 'sites[{i}]' needs string 'path' and 'function'")
+        _range_field(s.get("jax", ""), f"sites[{i}].jax", where)
+    _check_variants(data, where)
     fix = _need(data, "fix", dict, where)
     for key in ("before", "after"):
         if not isinstance(fix.get(key), str) or not fix[key].strip():
@@ -208,16 +234,90 @@ def from_dict(data: dict[str, Any], where: str) -> Record:
     return _build(data, where)
 
 
+def _range_field(value: Any, name: str, where: str) -> None:
+    if not isinstance(value, str) or (value.strip() and parse_requirement("jax" + value) is None):
+        raise RecordError(f"{where}: field '{name}' must be a version range such as \">=0.5,<0.7\", got {value!r}")
+
+
+def _legacy(data: dict[str, Any], where: str) -> tuple[list[str], dict[str, str]]:
+    """``legacy_patterns``: strings, or ``{ pattern = "…", jax = "<0.6" }`` for a wording some releases use."""
+    items = _need(data, "legacy_patterns", list, where, False) or []
+    out, ranges = [], {}
+    for i, item in enumerate(items):
+        if isinstance(item, dict):
+            text, rng = item.get("pattern"), item.get("jax", "")
+            _range_field(rng, f"legacy_patterns[{i}].jax", where)
+            if rng:
+                ranges[text] = rng
+        else:
+            text = item
+        if not isinstance(text, str) or not text.strip():
+            raise RecordError(f"{where}: field 'legacy_patterns[{i}]' must be a non-empty string or a table "
+                              "with 'pattern' and 'jax'")
+        out.append(text)
+    return out, ranges
+
+
+_VARIANT_KEYS = {"jax", "reproducer", "cases", "fix"}
+
+
+def _check_variants(data: dict[str, Any], where: str) -> None:
+    """``[[variants]]``: code for the releases whose API differs (``jax`` range; reproducer, cases, fix)."""
+    for i, v in enumerate(_need(data, "variants", list, where, False) or []):
+        name = f"variants[{i}]"
+        if not isinstance(v, dict) or not isinstance(v.get("jax"), str) or not v["jax"].strip():
+            raise RecordError(f"{where}: field '{name}' needs a 'jax' version range")
+        _range_field(v["jax"], f"{name}.jax", where)
+        unknown = set(v) - _VARIANT_KEYS
+        if unknown:
+            raise RecordError(f"{where}: field '{name}' has unknown keys {sorted(unknown)}")
+        if not isinstance(v.get("reproducer", ""), str):
+            raise RecordError(f"{where}: field '{name}.reproducer' must be code (a string)")
+        _str_list(v, "cases", f"{where} {name}", False)
+        fix = v.get("fix", {})
+        if not isinstance(fix, dict) or any(k not in ("before", "after", "check") or not isinstance(x, str)
+                                            for k, x in fix.items()):
+            raise RecordError(f"{where}: field '{name}.fix' takes code for before, after and check")
+
+
+@lru_cache(maxsize=1)
+def installed_jax() -> str:
+    """The installed JAX's version, from its metadata (JAX itself is not imported); "" when it is missing."""
+    try:
+        return importlib.metadata.version("jax")
+    except importlib.metadata.PackageNotFoundError:
+        return ""
+
+
+def _variant(data: dict[str, Any], version: str) -> dict[str, Any]:
+    """The first ``[[variants]]`` entry whose range holds the installed JAX, or {}."""
+    if not version:
+        return {}
+    return next((v for v in data.get("variants") or [] if _in_range(version, v["jax"])), {})
+
+
 def _build(data: dict[str, Any], where: str) -> Record:
-    """A Record from data that ``from_dict`` has validated (also: the parsed-records cache)."""
-    fix, defensive = data["fix"], data.get("defensive") or {}
+    """A Record from data that ``from_dict`` has validated (also: the parsed-records cache).
+
+    The code of the ``[[variants]]`` entry for the installed JAX, if any, replaces the record's own.
+    """
+    version = installed_jax()
+    variant = _variant(data, version)
+    fix = {**data["fix"], **variant.get("fix", {})}
+    defensive = data.get("defensive") or {}
     lists = {k: list(data.get(k) or []) for k in _STR_LISTS}
+    if "cases" in variant:
+        lists["cases"] = list(variant["cases"])
+    legacy, ranges = _legacy(data, where)
+    all_sites = [SiteRef(x["path"], x["function"], str(x.get("jax", ""))) for x in data.get("sites") or []]
+    sites = [s for s in all_sites if not s.jax or not version or _in_range(version, s.jax)]
     return Record(
         id=data["id"],
         title=data["title"].strip(),
         error_class=data["error_class"].strip(),
         patterns=list(data["patterns"]),
-        sites=[SiteRef(x["path"], x["function"]) for x in data.get("sites") or []],
+        sites=sites,
+        all_sites=all_sites,
         explanation=data["explanation"].strip(),
         triggers=lists["triggers"],
         situations=lists["situations"],
@@ -228,10 +328,12 @@ def _build(data: dict[str, Any], where: str) -> Record:
         tags=lists["tags"],
         related=lists["related"],
         references=lists["references"],
-        reproducer=data.get("reproducer", "").strip("\n"),
+        reproducer=variant.get("reproducer", data.get("reproducer", "")).strip("\n"),
         jax_versions=str(data.get("jax_versions", ">=0.4.30")),
         verified=data.get("verified", "execution"),
-        legacy_patterns=lists["legacy_patterns"],
+        legacy_patterns=legacy,
+        pattern_ranges=ranges,
+        variant=variant.get("jax", ""),
         sample_message=data.get("sample_message", ""),
         devices=data.get("devices", 1),
         origin=str(data.get("origin", "curated")),

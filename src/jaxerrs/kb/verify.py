@@ -16,7 +16,7 @@ import traceback
 from dataclasses import dataclass, field
 from typing import Any
 
-from jaxerrs.kb.records import Record, requirement_met
+from jaxerrs.kb.records import Record, installed_jax, requirement_met
 
 WORKER_ENV = {
     "JAX_TRACEBACK_FILTERING": "tracebackhide",
@@ -69,9 +69,34 @@ def _run(code: str) -> BaseException | None:
     return None
 
 
+def _record_class(record: Record) -> type | None:
+    """The class ``error_class`` names, imported (``jax.errors.JaxRuntimeError``), or None when it cannot be."""
+    import builtins
+    import importlib
+
+    module, _, name = record.error_class.rpartition(".")
+    if not module:
+        found = getattr(builtins, name, None)
+        return found if isinstance(found, type) else None
+    try:
+        found = getattr(importlib.import_module(module), name, None)
+    except ImportError:
+        return None
+    return found if isinstance(found, type) else None
+
+
 def _class_ok(exc: BaseException, record: Record) -> bool:
-    names = {c.__name__ for c in type(exc).__mro__} | {f"{c.__module__}.{c.__qualname__}" for c in type(exc).__mro__}
-    return record.error_class in names or record.class_name in names
+    """By identity and MRO where the class imports (one class has had several names across releases:
+    ``jax.errors.JaxRuntimeError`` is ``XlaRuntimeError`` in older ones); by name otherwise."""
+    from jaxerrs.matcher import ALIASES
+
+    cls = _record_class(record)
+    if cls is not None:
+        return isinstance(exc, cls)
+    mro = type(exc).__mro__
+    names = {c.__name__ for c in mro} | {f"{c.__module__}.{c.__qualname__}" for c in mro}
+    names |= {ALIASES.get(n, n) for n in names}
+    return record.error_class in names or record.class_name in names or ALIASES.get(record.class_name) in names
 
 
 def _raised(exc: BaseException | None, record: Record) -> str:
@@ -137,14 +162,31 @@ def _forms(code: str, exc: BaseException, record: Record, label: str, c: dict[st
     from jaxerrs.matcher import diagnose_exception, diagnose_from_text
 
     message = str(exc)
-    if not any(templates.match(p, message) for p in record.all_patterns):
-        c[f"{label} pattern"] = f"no pattern matches {message[:160]!r}"
+    if not any(templates.match(p, message) for p in record.patterns_for(installed_jax())):
+        c[f"{label} pattern"] = f"no pattern for JAX {installed_jax()} matches {message[:160]!r}"
     c[f"{label} live"] = _home(diagnose_exception(exc), record)
-    c[f"{label} ipython text"] = _home(diagnose_from_text(ipython_text(exc)), record)
+    text = ipython_text(exc)
+    c[f"{label} ipython text"] = _home(diagnose_from_text(text), record)
+    _capture(record, label, text, c[f"{label} live"] == "ok")
     script = _run_as_script(code)
     c[f"{label} script text"] = (_home(diagnose_from_text("".join(traceback.format_exception(script))), record)
                                  if script is not None else "ran clean as a script")
     c[f"{label} final line"] = _home(diagnose_from_text("".join(traceback.format_exception_only(exc))), record)
+
+
+CAPTURE_ENV = "JAXERRS_KB_CAPTURE"
+
+
+def _capture(record: Record, label: str, text: str, ok: bool) -> None:
+    """With ``kb check --capture DIR``: keep the reproducer's traceback, as IPython printed it, for tests."""
+    folder = os.environ.get(CAPTURE_ENV)
+    if not folder or label != "reproducer" or not ok:
+        return
+    from pathlib import Path
+
+    path = Path(folder) / f"{record.id}.txt"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
 
 
 def check_record(record: Record) -> Result:
@@ -158,9 +200,15 @@ def check_record(record: Record) -> Result:
         res.skipped = f"needs {record.requires}"
         res.checks["requires"] = f"skipped: needs {record.requires}"
         return res
+    if not record.holds_for(installed_jax()):
+        res.skipped = f"out of range: holds for jax{record.jax_versions}, installed {installed_jax()}"
+        res.checks["jax_versions"] = f"skipped: {res.skipped}"
+        return res
     start = time.perf_counter()
     c = res.checks
     cat = get_catalog(progress=False)
+    if record.all_sites and not record.sites:
+        c["sites"] = f"no site holds for JAX {installed_jax()}"
     for s in record.sites:
         if not s.path.startswith(("jax/", "jaxlib/")):
             c[f"site {s.path}:{s.function}"] = _library_site_check(s.path, s.function)
@@ -177,16 +225,17 @@ def check_record(record: Record) -> Result:
     else:
         exc = _run(record.reproducer)
         c["reproducer raises"] = _raised(exc, record)
+        messages = []
         if exc is not None:
-            message = str(exc)
-            for p in record.patterns:
-                c[f"pattern {p[:40]!r}"] = "ok" if templates.match(p, message) else f"does not match {message[:160]!r}"
+            messages.append(str(exc))
             _forms(record.reproducer, exc, record, "reproducer", c)
         for i, case in enumerate(record.cases, 1):
             got = _run(case)
             c[f"case {i} raises"] = _raised(got, record)
             if got is not None and _class_ok(got, record):
+                messages.append(str(got))
                 _forms(case, got, record, f"case {i}", c)
+        _patterns_exercised(record, messages, c)
         before = _run(record.fix.before)
         c["fix.before raises"] = _raised(before, record)
         if before is not None:
@@ -201,6 +250,20 @@ def check_record(record: Record) -> Result:
     res.ok = all(v == "ok" for v in c.values())
     res.seconds = time.perf_counter() - start
     return res
+
+
+def _patterns_exercised(record: Record, messages: list[str], c: dict[str, str]) -> None:
+    """Each current pattern is the wording of some snippet's message, unless this release words it the old way."""
+    from jaxerrs import templates
+
+    if not messages:
+        return
+    older = any(templates.match(p, m) for p in record.legacy_patterns for m in messages)
+    for p in record.patterns:
+        if any(templates.match(p, m) for m in messages):
+            c[f"pattern {p[:40]!r}"] = "ok"
+        elif not older:
+            c[f"pattern {p[:40]!r}"] = f"matches no snippet's message (reproducer: {messages[0][:120]!r})"
 
 
 def _library_site_check(path: str, function: str) -> str:
@@ -269,8 +332,11 @@ def _worker(ids: list[str]) -> None:
         print("JAXERRS-RESULT " + json.dumps(res.__dict__), flush=True)
 
 
-def check(records: list[Record], jobs: int | None = None) -> list[Result]:
-    """Check records in ``jobs`` worker processes (default: one per core, at most 4)."""
+def check(records: list[Record], jobs: int | None = None, capture: str | None = None) -> list[Result]:
+    """Check records in ``jobs`` worker processes (default: one per core, at most 4).
+
+    ``capture``: a folder where each reproducer's traceback, as IPython prints it, is written (ID.txt).
+    """
     if not records:
         return []
     jobs = max(1, min(jobs or os.cpu_count() or 1, 4, len(records)))
@@ -281,6 +347,8 @@ def check(records: list[Record], jobs: int | None = None) -> list[Result]:
     ids = sorted(r.id for r in records)
     batches = [ids[i::jobs] for i in range(jobs)]
     env = {**os.environ, **WORKER_ENV}
+    if capture:
+        env[CAPTURE_ENV] = os.path.abspath(capture)
     procs = [
         subprocess.Popen([sys.executable, "-m", "jaxerrs.kb.verify", *batch], env=env,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -310,11 +378,15 @@ def table(results: list[Result]) -> str:
     lines = [f"{'record':<{width}}  result  seconds  detail"]
     for r in results:
         detail = "; ".join(r.failures)[:300]
-        verdict = "skip" if r.skipped else ("ok" if r.ok else "FAIL")
+        verdict = ("range" if r.skipped.startswith("out of range") else "skip") if r.skipped else (
+            "ok" if r.ok else "FAIL")
         lines.append(f"{r.id:<{width}}  {verdict:<6}  {r.seconds:7.2f}  {detail}")
-    skipped = sum(bool(r.skipped) for r in results)
+    out_of_range = sum(r.skipped.startswith("out of range") for r in results)
+    skipped = sum(bool(r.skipped) for r in results) - out_of_range
     passed = sum(r.ok and not r.skipped for r in results)
-    lines.append(f"{passed}/{len(results)} records pass" + (f", {skipped} skipped" if skipped else ""))
+    lines.append(f"{passed}/{len(results)} records pass on JAX {installed_jax()}"
+                 + (f", {out_of_range} out of their range" if out_of_range else "")
+                 + (f", {skipped} skipped (library missing)" if skipped else ""))
     return "\n".join(lines)
 
 

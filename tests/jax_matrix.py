@@ -1,0 +1,156 @@
+"""The JAX version matrix: a virtualenv per JAX release, built once and kept in the clone's cache folder.
+
+Each venv holds one JAX release and what a notebook user has (IPython, ipykernel, nbclient, ipywidgets,
+LibCST); jaxerrs itself comes from this checkout on ``PYTHONPATH``, so the code under test is the code
+here. In each, the matrix runs ``jaxerrs kb check`` (capturing every reproducer's traceback), the gallery
+notebook and a handler smoke test (``jax_matrix_worker.py``), and returns the figures.
+
+Also runnable by hand: ``python tests/jax_matrix.py [VERSION …]`` prints the table.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+# The oldest release we claim, two between, and the newest that installs on this Python.
+MATRIX = ("0.4.38", "0.6.2", "0.8.3", "0.10.2")
+PACKAGES = ("ipython", "ipykernel", "nbclient", "nbformat", "ipywidgets", "anywidget", "libcst>=1.0",
+            "pygments", "packaging")
+# Releases whose jax.export imports absl (a JAX dependency that some releases forgot to declare).
+EXTRA = {"0.4.38": ("absl-py",)}
+CAPTURED = ROOT / "tests" / "data" / "releases"
+
+
+def cache_root() -> Path:
+    base = os.environ.get("JAXERRS_CACHE_DIR") or str(ROOT / ".pytest_cache" / "jaxerrs")
+    return Path(base) / "jax-matrix"
+
+
+def _python(venv: Path) -> Path:
+    return venv / "bin" / "python"
+
+
+def venv_for(version: str, log=print) -> Path:
+    """The venv for JAX ``version``, built unless a finished one is cached (its ``ready`` file names it)."""
+    venv = cache_root() / f"jax-{version}"
+    want = json.dumps({"jax": version, "packages": [*PACKAGES, *EXTRA.get(version, ())]})
+    ready = venv / "ready"
+    if ready.is_file() and ready.read_text() == want and _python(venv).exists():
+        return venv
+    if venv.exists():
+        shutil.rmtree(venv)
+    start = time.perf_counter()
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+    subprocess.run([str(_python(venv)), "-m", "pip", "install", "-q", "--disable-pip-version-check",
+                    f"jax[cpu]=={version}", *PACKAGES, *EXTRA.get(version, ())], check=True)
+    ready.write_text(want)
+    log(f"[jax-matrix] built the JAX {version} venv in {time.perf_counter() - start:.0f}s")
+    return venv
+
+
+@dataclass
+class Outcome:
+    version: str
+    kb: dict[str, int] = field(default_factory=dict)  # pass / fail / range / skip
+    kb_failures: dict[str, list[str]] = field(default_factory=dict)
+    gallery: tuple[int, int] = (0, 0)  # cells with the right record, error cells
+    gallery_misses: list[str] = field(default_factory=list)
+    smoke: list[str] = field(default_factory=list)  # what failed; empty when all passed
+    seconds: float = 0.0
+    error: str = ""
+
+
+def _env(venv: Path, capture: Path | None = None) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONHOME", "VIRTUAL_ENV", "JAXERRS_KB_PATH")}
+    env["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), str(ROOT / "tests")])
+    env["VIRTUAL_ENV"] = str(venv)
+    env["PATH"] = f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}"
+    # Each release indexes its own raise sites, in its own folder.
+    env["JAXERRS_CACHE_DIR"] = str(venv / "cache")
+    env["JAX_PLATFORMS"] = "cpu"
+    return env
+
+
+def run(version: str, jobs: int = 1, capture: Path | None = None, log=print) -> Outcome:
+    """kb check, the gallery and the smoke test under JAX ``version``."""
+    out = Outcome(version)
+    start = time.perf_counter()
+    try:
+        venv = venv_for(version, log)
+    except subprocess.CalledProcessError as e:
+        out.error = f"could not build the venv: {e}"
+        return out
+    py = str(_python(venv))
+    cap = capture / version if capture else None
+    if cap is not None and cap.exists():
+        shutil.rmtree(cap)
+    cmd = [py, "-m", "jaxerrs", "kb", "check", "--format", "json", "--jobs", str(jobs)]
+    if cap is not None:
+        cmd += ["--capture", str(cap)]
+    kb = subprocess.run(cmd, env=_env(venv), capture_output=True, text=True, cwd=ROOT)
+    try:
+        data = json.loads(kb.stdout)
+    except ValueError:
+        out.error = f"kb check printed no JSON (exit {kb.returncode}): {kb.stderr.strip()[-500:]}"
+        return out
+    counts = {"pass": 0, "fail": 0, "range": 0, "skip": 0}
+    for r in data["results"]:
+        if r["skipped"]:
+            counts["range" if r["skipped"].startswith("out of range") else "skip"] += 1
+        elif r["ok"]:
+            counts["pass"] += 1
+        else:
+            counts["fail"] += 1
+            out.kb_failures[r["id"]] = [f"{k}: {v}" for k, v in r["checks"].items() if v != "ok"]
+    out.kb = counts
+    worker = subprocess.run([py, str(ROOT / "tests" / "jax_matrix_worker.py")], env=_env(venv),
+                            capture_output=True, text=True, cwd=ROOT, timeout=900)
+    try:
+        w = json.loads(worker.stdout.strip().splitlines()[-1])
+    except (ValueError, IndexError):
+        out.error = f"the matrix worker printed no JSON (exit {worker.returncode}): {worker.stderr.strip()[-800:]}"
+        return out
+    out.gallery = (w["gallery_right"], w["gallery_cells"])
+    out.gallery_misses = w["gallery_misses"]
+    out.smoke = w["smoke_failures"]
+    out.seconds = time.perf_counter() - start
+    return out
+
+
+def table(outcomes: list[Outcome]) -> str:
+    lines = ["JAX      kb check: pass  fail  out-of-range  lib-missing   gallery   smoke    seconds"]
+    for o in outcomes:
+        if o.error:
+            lines.append(f"{o.version:<8} ERROR {o.error[:150]}")
+            continue
+        k = o.kb
+        lines.append(f"{o.version:<8} {k['pass']:>14} {k['fail']:>5} {k['range']:>13} {k['skip']:>12}"
+                     f"   {o.gallery[0]:>3}/{o.gallery[1]:<3}  {'ok' if not o.smoke else 'FAIL':<6} {o.seconds:8.0f}")
+    return "\n".join(lines)
+
+
+def main(argv: list[str]) -> int:
+    versions = argv or list(MATRIX)
+    outcomes = [run(v, jobs=2) for v in versions]
+    print(table(outcomes))
+    for o in outcomes:
+        for rid, why in o.kb_failures.items():
+            print(f"{o.version} kb FAIL {rid}: {'; '.join(why)[:400]}")
+        for miss in o.gallery_misses:
+            print(f"{o.version} gallery miss: {miss}")
+        for s in o.smoke:
+            print(f"{o.version} smoke FAIL: {s}")
+    return 0 if all(not o.error and not o.kb_failures and not o.gallery_misses and not o.smoke
+                    for o in outcomes) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
