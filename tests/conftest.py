@@ -51,3 +51,23 @@ def run_cell():
 
 def pytest_configure(config):
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 3000))
+
+
+# ---------------------------------------------------------------------------- the JAX version matrix
+
+
+def pytest_collection_finish(session):
+    """Start the matrix (tests/jax_matrix.py) in the background as soon as its tests are selected."""
+    if any(item.nodeid.startswith("tests/test_jax_matrix.py") for item in session.items):
+        import jax_matrix
+
+        session.config.jax_matrix = jax_matrix.start(capture=jax_matrix.cache_root() / "captured")
+
+
+def pytest_terminal_summary(terminalreporter):
+    import jax_matrix
+
+    if jax_matrix.REPORT:
+        terminalreporter.write_sep("=", "JAX version matrix")
+        rows = sorted(jax_matrix.REPORT.values(), key=lambda o: jax_matrix.version_key(o.version))
+        terminalreporter.write_line(jax_matrix.table(rows))

@@ -50,6 +50,9 @@ def check_results():
     curated = [r for r in kb.all_records().values() if r.origin == "curated"]
     results = check(curated)
     print("\n" + table(results))
+    import jax_matrix
+
+    jax_matrix.report_kb(kb.installed_jax(), results)  # the newest release's row of the version matrix
     return {r.id: r for r in results}
 
 

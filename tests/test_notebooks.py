@@ -47,7 +47,22 @@ def _code_cells() -> list:
 @pytest.fixture(scope="module")
 def executed(tmp_path_factory):
     workdir = tmp_path_factory.mktemp("notebooks")  # kernels' cwd, so nothing lands in the repo
-    return execute_all({name: _read(name) for name in NOTEBOOKS}, workdir, CELL_TIMEOUT, "notebooks")
+    results = execute_all({name: _read(name) for name in NOTEBOOKS}, workdir, CELL_TIMEOUT, "notebooks")
+    _report_gallery(results.get("gallery.ipynb"))
+    return results
+
+
+def _report_gallery(result) -> None:
+    """The gallery's figures for the newest release's row of the version matrix (tests/jax_matrix.py)."""
+    import jax_matrix
+    from jaxerrs.kb.records import installed_jax
+
+    if not isinstance(result, tuple):
+        return
+    cells = [c for c in result[0].cells if c.cell_type == "code" and c.metadata.get("jaxerrs", {}).get("expected_record")]
+    right = sum(1 for c in cells if len(panels(c)) == 1
+                and panels(c)[0][2].get("data-record") == c.metadata["jaxerrs"]["expected_record"])
+    jax_matrix.report_gallery(installed_jax(), right, len(cells))
 
 
 _get = executed_notebook

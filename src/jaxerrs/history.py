@@ -866,7 +866,7 @@ def release_from_text(text: str) -> str | None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m jaxerrs.history build --git-dir DIR [--out PATH] [--tags T …]``."""
+    """``python -m jaxerrs.history build --git-dir DIR [--out PATH] [--tags T …]`` | ``sites TEXT`` | ``function P F``."""
     parser = argparse.ArgumentParser(prog="python -m jaxerrs.history", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     b = sub.add_parser("build", help="regenerate the history data from a git mirror of github.com/jax-ml/jax")
@@ -876,7 +876,23 @@ def main(argv: list[str] | None = None) -> int:
                    help="tags to index (default: every release tag from --first through --last)")
     b.add_argument("--first", default="0.4.30", help="first release (default 0.4.30)")
     b.add_argument("--last", default=".".join(map(str, LAST_RELEASE)), help="last release, or 'all'")
+    q = sub.add_parser("sites", help="which releases raise a message (or template), and where")
+    q.add_argument("text")
+    q.add_argument("--class", dest="cls", default=None, help="only sites raising this class")
+    f = sub.add_parser("function", help="the releases in which a function exists in a file")
+    f.add_argument("path", help="e.g. jax/_src/numpy/indexing.py")
+    f.add_argument("function", help="qualified name, e.g. NDIndexer.expand_bool_indices")
     args = parser.parse_args(argv)
+    if args.command == "sites":
+        for hit in load().sites_for(args.text, args.cls):
+            first, last = hit.releases
+            print(f"{first}..{last}  {hit.path}:{hit.line}  {hit.function}  {hit.template!r}")
+        return 0
+    if args.command == "function":
+        h = load()
+        present = [i for i, r in enumerate(h.releases()) if h.function_span(args.path, args.function, r)]
+        print(h.format_releases(present) or f"no release from {h.releases()[0]} to {h.releases()[-1]} has it")
+        return 0
     tags = args.tags or release_tags(args.git_dir, version_key(args.first),
                                      None if args.last == "all" else version_key(args.last))
     data = build(args.git_dir, tags, progress=True)
