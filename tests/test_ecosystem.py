@@ -65,6 +65,32 @@ def test_nnx_wrong_in_features_points_at_the_users_line(shell):
     assert "in_features" in cap.stdout[cap.stdout.index("── jaxerrs:"):]
 
 
+def test_the_panel_names_the_layer_whose_input_size_disagrees(shell):
+    """Read from the frames' locals: the layer's attribute name, what it expects, what it got, who gives that."""
+    pytest.importorskip("flax.nnx")
+    cap, _, d = _cell(shell, NNX_CELL)
+    note = "`self.l2` (Linear) expects 4 input features (in_features=4); the input it was called with has 8"
+    assert any(n.startswith(note) for n in d.notes), d.notes
+    assert "`l1` has out_features=8." in d.notes[0]
+    panel = cap.stdout[cap.stdout.index("── jaxerrs:"):]
+    assert "self.l2" in panel and "expects 4 input features" in panel
+
+
+def test_an_equinox_layer_given_the_wrong_width_is_named(shell):
+    pytest.importorskip("equinox")
+    _, _, d = _cell(shell, """
+    import jax
+    import jax.numpy as jnp
+    import equinox as eqx
+
+    encoder = eqx.nn.Linear(5, 3, key=jax.random.key(0))
+    encoder(jnp.ones(4))
+    """)
+    assert d.record is not None and d.record.id == "equinox-linear-shape"
+    assert d.notes == ["`encoder` (Linear) expects 5 input features (in_features=5); the input it was called "
+                       "with has 4 (shape (4,))."]
+
+
 def test_linen_params_for_another_width_get_the_scope_param_shape_record(shell):
     pytest.importorskip("flax.linen")
     cap, result, d = _cell(shell, """

@@ -398,6 +398,10 @@ def _diagnose(ev: Evidence) -> Diagnosis:
     # From a bare final line only a record about one library can say which library spoke.
     d.ecosystem = eco or (record.record.library if record and record.record.requires else None)
     d.record = record.record if record else None
+    if ev.source == "live" and d.ecosystem in ("flax", "equinox"):
+        from jaxerrs.layers import layer_notes
+
+        d.notes.extend(layer_notes(ev.exc))
     d.how = (record.why if record else how) or "class"
     values: dict[str, str] = {}
     if site is not None and site.template:
