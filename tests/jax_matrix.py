@@ -70,7 +70,7 @@ class Outcome:
     kb_failures: dict[str, list[str]] = field(default_factory=dict)
     gallery: tuple[int, int] = (0, 0)  # cells with the right record, error cells
     gallery_misses: list[str] = field(default_factory=list)
-    smoke: list[str] = field(default_factory=list)  # what failed; empty when all passed
+    smoke: list[str] | None = None  # what failed; empty when all passed; None: not run
     seconds: float = 0.0
     error: str = ""
 
@@ -166,7 +166,7 @@ def table(outcomes: list[Outcome]) -> str:
         k = o.kb or {"pass": "-", "fail": "-", "range": "-", "skip": "-"}
         gallery = f"{o.gallery[0]:>3}/{o.gallery[1]:<3}" if o.gallery[1] else "   -   "
         lines.append(f"{o.version:<8} {k['pass']:>14} {k['fail']:>5} {k['range']:>13} {k['skip']:>12}"
-                     f"   {gallery}  {'ok' if not o.smoke else 'FAIL':<6} {o.seconds:8.0f}")
+                     f"   {gallery}  {'-' if o.smoke is None else 'FAIL' if o.smoke else 'ok':<6} {o.seconds:8.0f}")
     return "\n".join(lines)
 
 
@@ -191,9 +191,9 @@ def main(argv: list[str]) -> int:
             print(f"{o.version} kb FAIL {rid}: {'; '.join(why)[:400]}")
         for miss in o.gallery_misses:
             print(f"{o.version} gallery miss: {miss}")
-        for s in o.smoke:
+        for s in o.smoke or []:
             print(f"{o.version} smoke FAIL: {s}")
-    return 0 if all(not o.error and not o.kb_failures and not o.gallery_misses and not o.smoke
+    return 0 if all(not o.error and not o.kb_failures and not o.gallery_misses and o.smoke == []
                     for o in outcomes) else 1
 
 

@@ -23,7 +23,7 @@ from notebook_support import (
 )
 
 NOTEBOOKS_DIR = repo_root() / "notebooks"
-NOTEBOOKS = ["quickstart.ipynb", "gallery.ipynb"]
+NOTEBOOKS = ["quickstart.ipynb", "gallery.ipynb", "ecosystem.ipynb"]
 CELL_TIMEOUT = 120
 
 
@@ -97,6 +97,25 @@ def test_gallery_covers_at_least_20_error_families():
     first = next(c for c in nb.cells if c.cell_type == "code").source
     assert "--xla_force_host_platform_device_count=4" in first
     assert first.index("XLA_FLAGS") < first.index("import jax")
+
+
+def test_ecosystem_panels_point_at_the_users_cell(executed):
+    """Every library's error: "In your code" is the notebook's cell, never a file inside the library."""
+    import re
+
+    nb = _get(executed, "ecosystem.ipynb")
+    libraries = set()
+    for index, cell in enumerate(nb.cells):
+        if cell.cell_type != "code" or not _raises(cell):
+            continue
+        found = panels(cell)
+        assert len(found) == 1, f"ecosystem cell {index}: {describe(cell)}"
+        html = "".join(found[0][1]["data"].get("text/html", ""))
+        where = re.search(r'<div class="jaxerrs-where">(.*?)</div>', html)
+        assert where and "Cell In[" in where.group(1), f"ecosystem cell {index}: {where and where.group(1)}"
+        assert "site-packages" not in where.group(1)
+        libraries.add(cell.metadata["jaxerrs"]["expected_record"].split("-")[0])
+    assert libraries >= {"flax", "optax", "equinox", "chex", "orbax"}
 
 
 def test_quickstart_shows_the_documented_steps():
