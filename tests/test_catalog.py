@@ -125,3 +125,17 @@ def test_relpath_of_frames():
     assert jax_relpath("/home/me/jaxproject/model.py") is None
     assert frame_kind(str(Path(json.__file__))) == "lib"
     assert frame_kind("/tmp/ipykernel_1/123.py") == "user"
+
+
+def test_installed_libraries_are_indexed_and_searchable():
+    """Flax, Optax, Equinox, Orbax, Chex: their raise statements are catalogued like JAX's, and found by search."""
+    pytest.importorskip("optax")
+    from jaxerrs import catalog, search
+
+    libs = {c.package: c for c in catalog.library_catalogs()}
+    assert "optax" in libs and libs["optax"].jax_version  # the library's own version
+    for name, lib in libs.items():
+        assert lib.sites and all(s.path.startswith(name + "/") for s in lib.sites), name
+    site = next(s for s in libs["optax"].sites if s.template == "Unknown initial guess strategy: {initial_guess_strategy}")
+    hits = search("Unknown initial guess strategy", limit=5)
+    assert hits[0].kind == "site" and hits[0].id == f"{site.path}:{site.line}"

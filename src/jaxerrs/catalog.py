@@ -24,6 +24,9 @@ from jaxerrs import templates
 
 FORMAT_VERSION = 5
 PACKAGES = ("jax", "jaxlib")
+# The JAX libraries whose raise sites are indexed the same way when installed: import name -> distribution.
+LIBRARIES = {"flax": "flax", "optax": "optax", "equinox": "equinox", "orbax": "orbax-checkpoint",
+             "chex": "chex", "haiku": "dm-haiku"}
 
 
 @dataclass(frozen=True)
@@ -54,6 +57,7 @@ class Catalog:
     sites: list[Site]
     skipped: dict[str, str] = field(default_factory=dict)  # path -> why
     files: int = 0
+    package: str = "jax"  # or the library (flax, optax, …) a library catalog indexes; jax_version is then its version
 
     @cached_property
     def by_path(self) -> dict[str, list[Site]]:
@@ -388,9 +392,9 @@ def extract_file(path: Path, rel: str) -> list[Site]:
     return extract_source(path.read_bytes(), rel)
 
 
-def _package_dirs() -> list[Path]:
+def _package_dirs(packages: tuple[str, ...] = PACKAGES) -> list[Path]:
     dirs = []
-    for name in PACKAGES:
+    for name in packages:
         spec = importlib.util.find_spec(name)
         if spec and spec.submodule_search_locations:
             dirs.extend(Path(p) for p in spec.submodule_search_locations)
@@ -408,11 +412,12 @@ def installed_jax_version() -> str | None:
         return None
 
 
-def build(progress: bool = True) -> Catalog:
-    """Extract every raise statement from the installed jax and jaxlib packages."""
-    dirs = _package_dirs()
+def build(progress: bool = True, package: str = "jax") -> Catalog:
+    """Extract every raise statement from the installed jax and jaxlib packages (or one library of ``LIBRARIES``)."""
+    dirs = _package_dirs() if package == "jax" else _package_dirs((package,))
     if not dirs:
-        raise LookupError("jax is not installed in this environment")
+        raise LookupError(f"{package} is not installed in this environment")
+    version = (installed_jax_version() if package == "jax" else _library_version(package)) or "unknown"
     root = dirs[0].parent
     sites: list[Site] = []
     skipped: dict[str, str] = {}
@@ -428,10 +433,46 @@ def build(progress: bool = True) -> Catalog:
             except (SyntaxError, ValueError, OSError, UnicodeDecodeError, RecursionError) as e:
                 skipped[rel] = type(e).__name__
             if progress and not announced and time.perf_counter() - start > 1.0:
-                print(f"jaxerrs: indexing the raise sites of JAX {installed_jax_version()} (once per version)…",
+                print(f"jaxerrs: indexing the raise sites of {package} {version} (once per version)…",
                       file=sys.stderr, flush=True)
                 announced = True
-    return Catalog(installed_jax_version() or "unknown", str(root), sites, skipped, files)
+    return Catalog(version, str(root), sites, skipped, files, package)
+
+
+def _library_version(name: str) -> str | None:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(LIBRARIES[name])
+    except (PackageNotFoundError, KeyError):
+        return None
+
+
+def library_catalogs(progress: bool = False) -> list[Catalog]:
+    """A catalog per installed library of ``LIBRARIES`` (cached per library version, like JAX's)."""
+    out = []
+    for name in LIBRARIES:
+        version = _library_version(name)
+        if version is None or not _package_dirs((name,)):
+            continue
+        path = cache_dir() / f"catalog-{name}-{version}-v{FORMAT_VERSION}-{_extractor_digest()}.json"
+        cat = None
+        if path.exists():
+            try:
+                cat = load_file(path)
+            except (OSError, ValueError, KeyError, TypeError):
+                cat = None
+        if cat is None:
+            try:
+                cat = build(progress=progress, package=name)
+            except LookupError:
+                continue
+            try:
+                save(cat, path)
+            except OSError:
+                pass
+        out.append(cat)
+    return out
 
 
 def cache_dir() -> Path:
@@ -457,6 +498,7 @@ def save(cat: Catalog, path: Path) -> None:
         "format": FORMAT_VERSION,
         "jax_version": cat.jax_version,
         "root": cat.root,
+        "package": cat.package,
         "files": cat.files,
         "skipped": cat.skipped,
         "fields": list(Site.__dataclass_fields__),
@@ -472,7 +514,8 @@ def load_file(path: Path) -> Catalog:
     if data.get("format") != FORMAT_VERSION:
         raise ValueError("old catalog format")
     sites = [Site(*row) for row in data["sites"]]
-    return Catalog(data["jax_version"], data["root"], sites, data.get("skipped", {}), data.get("files", 0))
+    return Catalog(data["jax_version"], data["root"], sites, data.get("skipped", {}), data.get("files", 0),
+                   data.get("package", "jax"))
 
 
 _CATALOG: Catalog | None = None

@@ -131,11 +131,15 @@ def cmd_catalog(args: argparse.Namespace) -> int:
         print(f"jaxerrs: {e}", file=sys.stderr)
         return 2
     stats = cat.stats()
+    libraries = [{"library": lib.package, **lib.stats()} for lib in catalog.library_catalogs(progress=True)]
     if args.stats:
-        _emit(json.dumps(stats, indent=2))
+        _emit(json.dumps({**stats, "libraries": libraries}, indent=2))
     else:
-        _emit(f"JAX {stats['jax_version']}: {stats['raise_statements']} raise statements in {stats['files']} files "
-              f"({stats['with_literal_text']} with literal message text, {stats['skipped_files']} files skipped)")
+        lines = [f"JAX {stats['jax_version']}: {stats['raise_statements']} raise statements in {stats['files']} files "
+                 f"({stats['with_literal_text']} with literal message text, {stats['skipped_files']} files skipped)"]
+        lines += [f"{lib['library']} {lib['jax_version']}: {lib['raise_statements']} raise statements in "
+                  f"{lib['files']} files ({lib['with_literal_text']} with literal message text)" for lib in libraries]
+        _emit("\n".join(lines))
     return 0
 
 

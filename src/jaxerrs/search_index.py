@@ -231,9 +231,11 @@ class Index:
                 self.head[t].append(len(self.docs) - 1)
         try:
             cat = catalog.get(progress=False)
-            sites = cat.sites
+            sites = list(cat.sites)
         except LookupError:
             sites = []
+        for lib in catalog.library_catalogs():  # Flax, Optax, … when installed: their raise sites too
+            sites.extend(lib.sites)
         for s in sites:
             if not s.template:
                 continue
@@ -343,6 +345,9 @@ class Index:
 _INDEX: Index | None = None
 
 
+SITE_LEAD = 1.8  # a site scoring this many times the best record's score ranks among the records
+
+
 def index() -> Index:
     global _INDEX
     if _INDEX is None:
@@ -361,7 +366,8 @@ def search(query: str, limit: int = 10, tags: list[str] | None = None, error_cla
     Scores are tiers plus relevance, so they fall as the list goes on: the record the matcher names for a
     pasted message or traceback (3-4), the raise site it names (2-3; when it names no record, right after
     the best curated record instead), other curated records (1-2), other raise sites (0-1). Within a tier,
-    BM25 relative to the best hit.
+    BM25 relative to the best hit. A raise site that matches ``SITE_LEAD`` times better than any record (a
+    message of JAX or of an installed library that no record covers) joins the records' tier.
     """
     query = (query or "").strip()[:20000]
     if not query or limit < 1:
@@ -399,6 +405,7 @@ def search(query: str, limit: int = 10, tags: list[str] | None = None, error_cla
     ranked = sorted(((i, s) for i, s in scores.items() if s >= 0.15 * top), key=lambda kv: -kv[1])
     records: list[Hit] = []
     sites: list[Hit] = []
+    best_record = max((s for i, s in ranked if idx.docs[i].kind == "record"), default=0.0)
     for i, s in ranked:
         d = idx.docs[i]
         if d.id in seen:
@@ -409,7 +416,10 @@ def search(query: str, limit: int = 10, tags: list[str] | None = None, error_cla
             if len(records) < limit:
                 records.append(Hit(d.id, d.title, "record", 1.0 + s / top))
         elif len(sites) < limit:
-            sites.append(Hit(d.id, d.title, "site", s / top))
+            # A raise site that matches far better than any record (a library's message no record covers)
+            # joins the records' tier.
+            lead = s >= SITE_LEAD * best_record
+            sites.append(Hit(d.id, d.title, "site", (1.0 if lead else 0.0) + s / top))
         if len(records) >= limit and len(sites) >= limit:
             break
     if records and hits and all(h.kind == "site" for h in hits):

@@ -29,8 +29,18 @@ def compute() -> dict[str, Any]:
         row = per_module.setdefault(module, {"sites": 0, "covered": 0})
         row["sites"] += 1
         row["covered"] += (site.path, site.function) in covered
+    libraries = {}
+    for lib in catalog.library_catalogs():
+        lib_sites = {(x.path, x.function) for x in lib.sites}
+        mine = [r for r in curated if r.library == lib.package or (r.requires and r.library is None
+                                                                    and r.requires.startswith(lib.package))]
+        covered_lib = {(x.path, x.function) for r in mine for x in r.sites} & lib_sites
+        libraries[lib.package] = {"version": lib.jax_version, "records": len(mine),
+                                  "raise_statements": len(lib.sites),
+                                  "sites_covered": sum((x.path, x.function) in covered_lib for x in lib.sites)}
     return {
         "jax_version": cat.jax_version,
+        "libraries": libraries,
         "records": len(curated),
         "imported": len(records) - len(curated),
         "message_only": sum(r.verified == "message" for r in curated),
@@ -46,7 +56,10 @@ def compute() -> dict[str, Any]:
 def render(data: dict[str, Any]) -> str:
     lines = [f"JAX {data['jax_version']}: {data['records']} curated records ({data['message_only']} verified by "
              f"message only), {data['imported']} imported",
-             f"raise sites covered by a curated record: {data['sites_covered']} of {data['catalog_sites']}", "",
+             f"raise sites covered by a curated record: {data['sites_covered']} of {data['catalog_sites']}"]
+    lines += [f"{name} {v['version']}: {v['records']} records; raise sites covered: {v['sites_covered']} of "
+              f"{v['raise_statements']}" for name, v in data.get("libraries", {}).items()]
+    lines += ["",
              "records per family (first tag):"]
     lines += [f"  {k:<28} {v}" for k, v in data["families"].items()]
     lines += ["", "records per error class:"] + [f"  {k:<36} {v}" for k, v in data["classes"].items()]
