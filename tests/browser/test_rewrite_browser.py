@@ -217,3 +217,40 @@ def test_rewrite_lab_light_and_dark_theme(driver, page, request):
         # WCAG AA for text: 4.5 for the code lines, 3 for the small bold label and the hunk header.
         assert min(ratios["add"], ratios["del"], ratios["ctx"]) >= 4.5, (theme, ratios)
         assert ratios["safety"] >= 3 and ratios["hunk"] >= 3, (theme, ratios)
+
+
+NNX_MODEL = """import jax.numpy as jnp
+from flax import nnx
+
+class MLP(nnx.Module):
+    def __init__(self, rngs):
+        self.l1 = nnx.Linear(3, 8, rngs=rngs)
+        self.l2 = nnx.Linear(4, 2, rngs=rngs)
+
+    def __call__(self, x):
+        h = self.l1(x)
+        return self.l2(h)
+
+MLP(nnx.Rngs(0))(jnp.ones((1, 3)))"""
+
+
+@pytest.mark.parametrize("frontend", ["lab"], indirect=True)
+def test_flax_error_panel_in_lab_points_at_the_users_line(driver, page):
+    """A Flax NNX model's shape error: the Flax record, the layer named, "In your code" on the user's line."""
+    pytest.importorskip("flax.nnx")
+    _open(driver, "flax", [("cell-load", LOAD), ("cell-flax", NNX_MODEL)])
+    driver.run(1, timeout=120_000)
+    panel = driver.cell(1).locator(".jaxerrs-panel").first
+    panel.wait_for(timeout=120_000)
+    from jaxerrs.kb.records import find
+
+    title = find("flax-nnx-linear-in-features").title.replace("`", "")
+    assert title in panel.inner_text().replace("`", ""), panel.inner_text()[:400]
+    where = panel.locator(".jaxerrs-where").first.inner_text()
+    assert re.search(r"Cell In\[\d+\], line 11", where), where
+    assert "site-packages" not in where and "linear.py" not in where
+    assert panel.locator(".jaxerrs-userline").first.inner_text().strip().endswith("return self.l2(h)")
+    note = panel.locator(".jaxerrs-note").first.inner_text()
+    assert "self.l2" in note and "expects 4 input features" in note and "has 8" in note, note
+    shot(panel, "lab-flax-panel")
+    assert not page.page_errors, page.page_errors
