@@ -30,6 +30,17 @@ PACKAGES = ("ipython", "ipykernel", "nbclient", "nbformat", "ipywidgets", "anywi
 # Releases whose jax.export imports absl (a JAX dependency that some releases forgot to declare).
 EXTRA = {"0.4.38": ("absl-py",)}
 CAPTURED = ROOT / "tests" / "data" / "releases"
+# Records and gallery cells known to fail on a release, written by ``python tests/jax_matrix.py --known``
+# from a full run: the matrix tests fail on anything else, and the list says what is left to do.
+KNOWN = ROOT / "tests" / "data" / "matrix_known_failures.json"
+
+
+def known_failures() -> dict[str, dict[str, list[str]]]:
+    """{version: {"kb": [record ids], "gallery": [expected records]}} (empty when the file is missing)."""
+    try:
+        return json.loads(KNOWN.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
 
 
 def cache_root() -> Path:
@@ -181,10 +192,20 @@ def start(versions: tuple[str, ...] = MATRIX, capture: Path | None = None):
     return futures
 
 
+def gallery_record(miss: str) -> str:
+    """The expected record of a gallery miss line ("cell 13: expected X, got Y (…)")."""
+    return miss.split("expected ", 1)[1].split(",", 1)[0]
+
+
 def main(argv: list[str]) -> int:
     capture = CAPTURED if "--capture" in argv else None
     versions = [a for a in argv if not a.startswith("--")] or list(MATRIX)
     outcomes = [run(v, jobs=2, capture=capture) for v in versions]
+    if "--known" in argv:
+        known = known_failures()
+        for o in outcomes:
+            known[o.version] = {"kb": sorted(o.kb_failures), "gallery": sorted(gallery_record(m) for m in o.gallery_misses)}
+        KNOWN.write_text(json.dumps(known, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     print(table(outcomes))
     for o in outcomes:
         for rid, why in o.kb_failures.items():

@@ -67,7 +67,7 @@ class Record:
     related: list[str]
     references: list[str]
     reproducer: str
-    jax_versions: str = ">=0.4.30"
+    jax_versions: str = ">=0.4.38"
     verified: str = "execution"  # or "message": no reproducer can raise it on a CPU-only machine
     legacy_patterns: list[str] = field(default_factory=list)  # wordings of other JAX versions
     sample_message: str = ""  # for message-only records: a real message, as JAX prints it
@@ -329,7 +329,7 @@ def _build(data: dict[str, Any], where: str) -> Record:
         related=lists["related"],
         references=lists["references"],
         reproducer=variant.get("reproducer", data.get("reproducer", "")).strip("\n"),
-        jax_versions=str(data.get("jax_versions", ">=0.4.30")),
+        jax_versions=str(data.get("jax_versions", ">=0.4.38")),
         verified=data.get("verified", "execution"),
         legacy_patterns=legacy,
         pattern_ranges=ranges,
