@@ -7,6 +7,7 @@ import re
 import sys
 import sysconfig
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 DOCS_LINK = re.compile(r"\n?See (https://(?:docs\.jax\.dev|jax\.readthedocs\.io)/\S+)\s*$")
 # JAX's quiet_remove_frames mode appends this note; the frames it speaks of are gone.
@@ -74,7 +75,25 @@ def jax_relpath(filename: str) -> str | None:
     rel = m.group(1).replace("\\", "/")
     # Pick the last jax/ component so that a checkout at ~/src/jax/jax/_src/x.py reads jax/_src/x.py.
     idx = max(rel.rfind("/jax/"), rel.rfind("/jaxlib/"))
-    return rel[idx + 1:] if idx >= 0 else rel
+    rel = rel[idx + 1:] if idx >= 0 else rel
+    if rel.count("/") == 1 and not _top_level_module(rel):
+        return None  # a user's own script in a folder named jax (~/packages/jax/try.py)
+    return rel
+
+
+@lru_cache(maxsize=256)
+def _top_level_module(rel: str) -> bool:
+    """Whether ``jax/x.py`` (or ``jaxlib/x.py``) is a module of the installed package (nothing is imported)."""
+    import importlib.util
+
+    pkg, name = rel.split("/")
+    try:
+        spec = importlib.util.find_spec(pkg)
+    except (ImportError, ValueError):
+        return True  # no package to ask: keep the path's word for it
+    if spec is None or not spec.submodule_search_locations:
+        return True
+    return any(os.path.exists(os.path.join(d, name)) for d in spec.submodule_search_locations)
 
 
 def frame_kind(filename: str) -> str:
@@ -310,9 +329,36 @@ def strip_ansi(text: str) -> str:
     return _ANSI.sub("", text)
 
 
+# How tools other than Python and IPython print an error: pytest ("E   " lines, "FAILED t.py::x - Cls: msg"),
+# VS Code's debugger ("Exception has occurred: Cls" over the message), Colab (frames as Markdown links).
+_PYTEST_E = re.compile(r"^E(?: {1,7}|$)")
+_PYTEST_SUMMARY = re.compile(r"^(?:FAILED|ERROR) \S+ - (?P<rest>\S.*?)(?:\.\.\.)?$")
+_VSCODE = re.compile(r"^Exception has occurred: (?P<cls>[\w.]+)\s*$")
+_MD_LINK = re.compile(r"\[(?P<path>[^\]\n]+)\]\(https?://[^)\s]*\)")
+
+
+def _normalise(text: str) -> str:
+    """The traceback as Python or IPython would print it, from pytest's, VS Code's or Colab's rendering."""
+    import textwrap
+
+    text = _MD_LINK.sub(r"\g<path>", text)
+    lines = text.split("\n")
+    e_lines = [ln for ln in lines if _PYTEST_E.match(ln)]
+    if e_lines and any(_EXC_LINE.match(_PYTEST_E.sub("", ln).strip()) for ln in e_lines):
+        lines = [_PYTEST_E.sub("", ln) if _PYTEST_E.match(ln) else ln for ln in lines]
+    lines = [m.group("rest") if (m := _PYTEST_SUMMARY.match(ln)) else ln for ln in lines]
+    stripped = textwrap.dedent("\n".join(lines)).split("\n")
+    for i, ln in enumerate(stripped):
+        m = _VSCODE.match(ln.strip())
+        if m and i + 1 < len(stripped) and stripped[i + 1].strip():
+            stripped[i:i + 2] = [f"{m.group('cls')}: {stripped[i + 1].strip()}"]
+            return "\n".join(stripped)
+    return "\n".join(lines)
+
+
 def from_text(text: str) -> Evidence:
     """Evidence from a pasted traceback, a log holding one, or a final ``Class: message`` line."""
-    text = strip_ansi(text.replace("\r\n", "\n").replace("\r", "\n"))
+    text = _normalise(strip_ansi(text.replace("\r\n", "\n").replace("\r", "\n")))
     truncated = len(text) > 4 * MAX_MESSAGE
     if truncated:
         # A huge log: the error is at the end; keep the head of the last traceback in view too.

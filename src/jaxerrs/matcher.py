@@ -55,6 +55,14 @@ def _jax_class_names(cat: catalog_mod.Catalog) -> frozenset[str]:
     return frozenset(names | _ALWAYS_JAX)
 
 
+class _AnyClass(frozenset):
+    def __contains__(self, item: object) -> bool:
+        return True
+
+
+_ANY_CLASS = _AnyClass()
+
+
 @dataclass
 class _RecordHit:
     record: Record
@@ -295,6 +303,58 @@ def _other_release(cat: catalog_mod.Catalog, ev: Evidence, path: str, function: 
     return site, note
 
 
+def _older_wording(cat: catalog_mod.Catalog, ev: Evidence, site: SiteRef) -> tuple[SiteRef, str] | None:
+    """For a pasted message (no JAX frame) that the installed JAX words differently at the site found for it:
+    the site of the releases that word it so, from the history index, and a note saying what changed.
+
+    None when the installed site's own template matches the message (the usual case), or the index has
+    no release that raises this wording.
+    """
+    if site.template and templates.match(site.template, ev.match_text):
+        return None
+    try:
+        from jaxerrs import history
+
+        h = history.load()
+        hits = [x for x in h.sites_for(ev.match_text, ev.exc_class or None) if x.template
+                and templates.match(x.template, ev.match_text)]
+    except Exception:  # noqa: BLE001 - the history is extra knowledge
+        return None
+    installed = cat.jax_version
+    if not hits or any(history.version_key(x.releases[0]) <= history.version_key(installed)
+                       <= history.version_key(x.releases[1]) for x in hits):
+        return None
+    last = max(hits, key=lambda x: history.version_key(x.releases[1]))
+    first = min(history.version_key(x.releases[0]) for x in hits if x.path == last.path)
+    shown = ".".join(map(str, first))
+    ref = SiteRef(last.path, last.line, last.function, last.releases[1], site.exc_class, last.template)
+    note = (f"This wording comes from JAX {shown}–{last.releases[1]}. The installed JAX {installed} words this "
+            f"error differently, at `{site.path}:{site.line}` in `{site.function}`.")
+    return ref, note
+
+
+def _other_release_wording(cat: catalog_mod.Catalog, ev: Evidence) -> tuple[SiteRef, str] | None:
+    """A message the installed JAX does not raise but other releases did, matched closely enough to call it
+    JAX's (the same bar as for the installed catalog): their latest site, and a note saying so."""
+    try:
+        from jaxerrs import history
+
+        h = history.load()
+        hits = h.sites_for(ev.match_text, ev.exc_class or None)
+    except Exception:  # noqa: BLE001 - the history is extra knowledge
+        return None
+    strong = [x for x in hits if x.template and _strong_text_match(templates.match(x.template, ev.match_text), True)]
+    if not strong:
+        return None
+    last = max(strong, key=lambda x: history.version_key(x.releases[1]))
+    first = min((x for x in strong if x.path == last.path and x.function == last.function),
+                key=lambda x: history.version_key(x.releases[0])).releases[0]
+    ref = SiteRef(last.path, last.line, last.function, last.releases[1], ev.exc_class, last.template)
+    note = (f"This wording comes from JAX {first}–{last.releases[1]}; the installed JAX {cat.jax_version} "
+            "does not raise it in these words.")
+    return ref, note
+
+
 def _jax_module(ev: Evidence) -> bool:
     return (ev.module or "").split(".")[0] in ("jax", "jaxlib")
 
@@ -335,14 +395,17 @@ def _diagnose(ev: Evidence) -> Diagnosis:
             and not _raised_by_compiled_code(ev)):
         return Diagnosis(ev, False)  # a Python raise in user (or library) code: nothing to match
     cat = catalog_mod.get_nowait() if ev.source == "live" else catalog_mod.get()
-    classes = {_canon(c) for c in ev.classes} or {_canon(ev.exc_class)}
+    # A message pasted without its class ("Attempted boolean conversion of …") fits any class.
+    classes = {_canon(c) for c in ev.classes} or ({_canon(ev.exc_class)} if ev.exc_class else _ANY_CLASS)
     eco = ecosystem(ev)
     if eco is None and ev.source == "live":
         eco = ecosystem_of_values(ev)
     site: SiteRef | None = None
     how = ""
     history_note, no_guess = "", False
-    lib_site = _library_site(ev, origin) if origin is not None and rf is not None and rf.kind != "jax" else None
+    # A class of JAX's own (jax.errors.…) under a library's innermost frame: JAX raised it, its frames filtered.
+    lib_site = (_library_site(ev, origin) if origin is not None and rf is not None and rf.kind != "jax"
+                and not _jax_module(ev) else None)
     if lib_site is not None:
         site, how = lib_site, "raise site"
     elif rf is not None and rf.kind == "jax" and not ev.frames_removed:
@@ -364,6 +427,12 @@ def _diagnose(ev: Evidence) -> Diagnosis:
         site = ranking[0][1]
         how = "record" if ranking[0][2] is not None else "message template"
         rec_hits = _record_hits(ev, site, classes, eco)
+
+    if ev.source == "text" and site is not None and how in ("record", "message template") and not no_guess:
+        older = _older_wording(cat, ev, site)
+        if older is not None:
+            site, history_note = older
+            how = "raise site in the release that raised it"
 
     # Is this JAX's error?
     if ev.exc_class == "Warning" and ev.source == "text" and not ev.frames:
@@ -387,6 +456,13 @@ def _diagnose(ev: Evidence) -> Diagnosis:
         # operand type(s) for +"): there only a curated record, written for one JAX error, may claim it.
         compiled_on_user_line = rf is not None and not ev.frames_removed and rf.kind == "user"
         is_jax = (strong_rec or (strong_site and not compiled_on_user_line)) and not _foreign(ev.match_text)
+
+    if not is_jax and ev.source == "text" and (rf is None or rf.kind != "user") and not _foreign(ev.match_text):
+        older = _other_release_wording(cat, ev)
+        if older is not None:  # JAX's words, but of other releases than the installed one
+            is_jax, (site, history_note) = True, older
+            how = "raise site in the release that raised it"
+            site_hits, ranking = [], []
 
     d = Diagnosis(ev, is_jax)
     if not is_jax:
