@@ -477,6 +477,10 @@ class History:
         out.sort(key=lambda st: (-st[0], -templates.literal_length(st[1]), st[1]))
         return out
 
+    def template_matches(self, text: str, cls: str | None = None) -> list[tuple[float, str]]:
+        """(score, template) of the templates matching ``text``, best first (see ``_template_matches``)."""
+        return self._template_matches(text, cls)
+
     def sites_for(self, text: str, cls: str | None = None) -> list[SiteHit]:
         """Which releases raise a message matching ``text`` (a message or a template), and where.
 

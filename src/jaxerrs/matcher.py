@@ -336,19 +336,28 @@ def _older_wording(cat: catalog_mod.Catalog, ev: Evidence, site: SiteRef) -> tup
 def _other_release_wording(cat: catalog_mod.Catalog, ev: Evidence) -> tuple[SiteRef, str] | None:
     """A message the installed JAX does not raise but other releases did, matched closely enough to call it
     JAX's (the same bar as for the installed catalog): their latest site, and a note saying so."""
+    text = ev.match_text
     try:
         from jaxerrs import history
 
         h = history.load()
-        hits = h.sites_for(ev.match_text, ev.exc_class or None)
+        chosen = []
+        for score, tmpl in h.template_matches(text, ev.exc_class or None)[:5]:
+            m = templates.match(tmpl, text)
+            # A message cut short (the rest of it not pasted) counts when its start is long enough.
+            if _strong_text_match(m, True) or (m is None and score >= 0.72 and len(text.strip()) >= 40):
+                chosen.append(tmpl)
+        strong = [x for t in chosen for x in h.sites_for(t, ev.exc_class or None)]
     except Exception:  # noqa: BLE001 - the history is extra knowledge
         return None
-    strong = [x for x in hits if x.template and _strong_text_match(templates.match(x.template, ev.match_text), True)]
     if not strong:
         return None
     last = max(strong, key=lambda x: history.version_key(x.releases[1]))
     first = min((x for x in strong if x.path == last.path and x.function == last.function),
                 key=lambda x: history.version_key(x.releases[0])).releases[0]
+    installed = history.version_key(cat.jax_version)
+    if history.version_key(first) <= installed <= history.version_key(last.releases[1]):
+        return SiteRef(last.path, last.line, last.function, last.releases[1], ev.exc_class, last.template), ""
     ref = SiteRef(last.path, last.line, last.function, last.releases[1], ev.exc_class, last.template)
     note = (f"This wording comes from JAX {first}–{last.releases[1]}; the installed JAX {cat.jax_version} "
             "does not raise it in these words.")
