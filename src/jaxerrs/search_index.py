@@ -64,6 +64,9 @@ def _plural(word: str) -> str:
     return word[:-1]
 
 
+_BRITISH = re.compile(r"is(e|ed|es|ing|ation|ations|er|ers)$")
+
+
 @lru_cache(maxsize=16384)
 def _stem(word: str) -> str:
     """A light suffix stripper, the same for records and queries, so that the forms users write meet the
@@ -72,6 +75,8 @@ def _stem(word: str) -> str:
     w = _plural(word)
     if not w.isalpha() or len(w) <= 4:
         return w
+    if len(w) >= 7:  # British spellings meet American ones: initialise, initialised -> initializ…
+        w = _BRITISH.sub(r"iz\1", w)
     if (w.endswith("ing") and len(w) >= 6) or (w.endswith("ed") and len(w) >= 5 and not w.endswith("eed")):
         w = w[:-3] if w.endswith("ing") else w[:-2]
         if len(w) <= 3 and w[-1] not in "aeiouwxy" and (len(w) == 2 or w[-2] in "aeiouy"):
@@ -200,6 +205,7 @@ class _Doc:
     error_class: str = ""
     pairs: frozenset[tuple[str, str]] = frozenset()
     prior: float = 1.0
+    library: str = ""  # the library a record is about (``requires``): flax, optax, …
 
 
 class Index:
@@ -226,7 +232,7 @@ class Index:
             pairs = _pairs(words(phrase_text)) | {p for tag in rec.tags for p in _pairs(words(tag))}
             prior = 1.0 + INLINKS * min(inlinks[rec.id], 5)
             self._add(_Doc(rec.id, rec.title, "record", sum(tf.values()), frozenset(rec.tags), rec.class_name,
-                           frozenset(pairs), prior), tf)
+                           frozenset(pairs), prior, rec.library or ""), tf)
             for t in set(tokens(" ".join([rec.title, rec.id, *rec.tags]))):  # what the record is about
                 self.head[t].append(len(self.docs) - 1)
         try:
@@ -337,10 +343,20 @@ class Index:
                         hit = qpairs & d.pairs
                         if hit:
                             scores[i] += PHRASE * sum(self.idf.get(a, 0) + self.idf.get(b, 0) for a, b in hit) / 2
+        # A record about one library answers a query that names it; others are about JAX itself.
+        libraries = {lib for w in (query_words or []) for lib in _LIBRARY_WORDS.get(fixed.get(w, w), ())}
         for i in scores:
-            scores[i] *= self.docs[i].prior
+            d = self.docs[i]
+            scores[i] *= d.prior * (1.0 if not d.library or d.library in libraries else OTHER_LIBRARY)
         return scores
 
+
+# Words that name a library in a query -> the libraries (import names, as records' ``library``).
+_LIBRARY_WORDS = {"flax": ("flax",), "nnx": ("flax",), "linen": ("flax",), "optax": ("optax",),
+                  "equinox": ("equinox",), "eqx": ("equinox",), "orbax": ("orbax",), "ocp": ("orbax",),
+                  "checkpoint": ("orbax",), "checkpointer": ("orbax",), "chex": ("chex",), "haiku": ("haiku",),
+                  "hk": ("haiku",)}
+OTHER_LIBRARY = 0.6  # a library's record for a query that names no library (or another one)
 
 _INDEX: Index | None = None
 
@@ -383,6 +399,7 @@ def search(query: str, limit: int = 10, tags: list[str] | None = None, error_cla
 
     hits: list[Hit] = []
     seen: set[str] = set()
+    site_from_frames = False
     if _looks_like_error(query):
         from jaxerrs.matcher import diagnose_from_text
 
@@ -391,6 +408,7 @@ def search(query: str, limit: int = 10, tags: list[str] | None = None, error_cla
             hits.append(Hit(d.record.id, d.record.title, "record", 3.0 + d.confidence))
             seen.add(d.record.id)
         if d.is_jax and d.site is not None and allowed(set(), d.error_class or ""):
+            site_from_frames = d.how.startswith("raise site") and bool(d.evidence.frames)
             key = f"{d.site.path}:{d.site.line}"
             hits.append(Hit(key, f"{d.error_class}: raise site in {d.site.function}", "site", 2.0 + d.confidence))
             seen.add(key)
@@ -424,9 +442,11 @@ def search(query: str, limit: int = 10, tags: list[str] | None = None, error_cla
             break
     if records and hits and all(h.kind == "site" for h in hits):
         # The matcher named a raise site but no record: the best curated record explains more than a bare
-        # site, so the site comes right after it.
-        after = records[1].score if len(records) > 1 else 1.0
-        hits = [Hit(h.id, h.title, h.kind, (records[0].score + after) / 2) for h in hits]
+        # site, so the site comes right after it; a site read from the message alone (no JAX frame) is
+        # less sure, and comes after the first three.
+        k = 1 if site_from_frames else min(3, len(records))
+        after = records[k].score if len(records) > k else 1.0
+        hits = [Hit(h.id, h.title, h.kind, (records[k - 1].score + after) / 2) for h in hits]
     hits += records + sites
     hits.sort(key=lambda h: -h.score)
     return hits[:limit]
