@@ -333,6 +333,7 @@ def strip_ansi(text: str) -> str:
 # VS Code's debugger ("Exception has occurred: Cls" over the message), Colab (frames as Markdown links).
 _PYTEST_E = re.compile(r"^E(?: {1,7}|$)")
 _PYTEST_SUMMARY = re.compile(r"^(?:FAILED|ERROR) \S+ - (?P<rest>\S.*?)(?:\.\.\.)?$")
+_PYTEST_BANNER = re.compile(r"^([=_])\1{2,} .* \1{3,}$")
 _VSCODE = re.compile(r"^Exception has occurred: (?P<cls>[\w.]+)\s*$")
 _MD_LINK = re.compile(r"\[(?P<path>[^\]\n]+)\]\(https?://[^)\s]*\)")
 
@@ -344,9 +345,16 @@ def _normalise(text: str) -> str:
     text = _MD_LINK.sub(r"\g<path>", text)
     lines = text.split("\n")
     e_lines = [ln for ln in lines if _PYTEST_E.match(ln)]
-    if e_lines and any(_EXC_LINE.match(_PYTEST_E.sub("", ln).strip()) for ln in e_lines):
+    full = bool(e_lines) and any(_EXC_LINE.match(_PYTEST_E.sub("", ln).strip()) for ln in e_lines)
+    if full:
         lines = [_PYTEST_E.sub("", ln) if _PYTEST_E.match(ln) else ln for ln in lines]
-    lines = [m.group("rest") if (m := _PYTEST_SUMMARY.match(ln)) else ln for ln in lines]
+    summary = [i for i, ln in enumerate(lines) if _PYTEST_SUMMARY.match(ln)]
+    if summary:
+        # The "E" lines above hold the whole message; else the last summary line is the error (cut short).
+        last = _PYTEST_SUMMARY.match(lines[summary[-1]])
+        tail = [] if full or last is None else [last.group("rest")] + lines[summary[-1] + 1:]
+        lines = [ln for ln in lines[:summary[0]] + tail
+                 if not _PYTEST_BANNER.match(ln) and not _PYTEST_SUMMARY.match(ln)]
     stripped = textwrap.dedent("\n".join(lines)).split("\n")
     for i, ln in enumerate(stripped):
         m = _VSCODE.match(ln.strip())

@@ -14,6 +14,7 @@ from jaxerrs import templates
 from jaxerrs.diagnosis import Candidate, Diagnosis, SiteRef
 from jaxerrs.evidence import (
     Evidence,
+    Frame,
     ecosystem,
     ecosystem_of_values,
     ecosystem_origin,
@@ -195,19 +196,20 @@ RECORD_BONUS = 0.05
 
 
 def _record_refs(cat: catalog_mod.Catalog, rec: Record, message: str) -> list[SiteRef]:
-    """Each of a record's sites as a SiteRef in the installed JAX, in the record's order."""
-    out = []
+    """Each of a record's sites as a SiteRef in the installed JAX: those whose raise words the message as it
+    is first, then the record's order."""
+    fits, rest = [], []
     for ref in rec.sites:
         sites = cat.in_function(ref.path, ref.function)
         matched = [(m.literal, s) for m, s in ((templates.match(s.template, message) if s.template else None, s)
                                               for s in sites) if m]
         if matched:
-            out.append(SiteRef.of(max(matched, key=lambda t: t[0])[1], cat.jax_version))
+            fits.append(SiteRef.of(max(matched, key=lambda t: t[0])[1], cat.jax_version))
         elif sites:  # the record's pattern matched; its raise builds the text elsewhere (a helper, C code)
-            out.append(SiteRef.of(next((s for s in sites if not s.template), sites[0]), cat.jax_version))
+            rest.append(SiteRef.of(next((s for s in sites if not s.template), sites[0]), cat.jax_version))
         elif (line := cat.function_line(ref.path, ref.function)) is not None:  # no raise: JAX's call into C++
-            out.append(SiteRef(ref.path, line, ref.function, cat.jax_version))
-    return out
+            rest.append(SiteRef(ref.path, line, ref.function, cat.jax_version))
+    return fits + rest
 
 
 def _text_ranking(ev: Evidence, cat: catalog_mod.Catalog, site_hits: list,
@@ -303,15 +305,29 @@ def _other_release(cat: catalog_mod.Catalog, ev: Evidence, path: str, function: 
     return site, note
 
 
-def _older_wording(cat: catalog_mod.Catalog, ev: Evidence, site: SiteRef) -> tuple[SiteRef, str] | None:
-    """For a pasted message (no JAX frame) that the installed JAX words differently at the site found for it:
-    the site of the releases that word it so, from the history index, and a note saying what changed.
+def _a_call_not_a_raise(cat: catalog_mod.Catalog, rf: Frame, site: SiteRef | None) -> bool:
+    """A pasted frame whose line is not a raise in the installed JAX and whose shown code is a call."""
+    if site is None or site.template is not None or cat.at(site.path, site.line) is not None:
+        return False
+    code = (rf.line or "").strip()
+    return bool(code) and not code.startswith(("raise", "assert")) and "(" in code
 
-    None when the installed site's own template matches the message (the usual case), or the index has
-    no release that raises this wording.
+
+def _older_wording(cat: catalog_mod.Catalog, ev: Evidence, site: SiteRef) -> tuple[SiteRef, str] | None:
+    """For a pasted message whose words the site found for it (a record's first site) does not raise: the
+    installed JAX's raise that does, else the site of the releases that word it so (history index) and a note
+    saying what changed.
+
+    None when the site's own template matches the message (the usual case), or nothing raises this wording.
     """
     if site.template and templates.match(site.template, ev.match_text):
         return None
+    text = ev.match_text
+    # A raise of the installed JAX whose words start the message: the record's other site, or one it lacks.
+    here = [(m.literal, s) for s in cat.text_candidates(text) if s.template
+            and (m := templates.match(s.template, text)) is not None and m.start == 0 and m.literal >= TEXT_MIN_LITERAL]
+    if here:
+        return SiteRef.of(max(here, key=lambda t: t[0])[1], cat.jax_version), ""
     try:
         from jaxerrs import history
 
@@ -321,9 +337,14 @@ def _older_wording(cat: catalog_mod.Catalog, ev: Evidence, site: SiteRef) -> tup
     except Exception:  # noqa: BLE001 - the history is extra knowledge
         return None
     installed = cat.jax_version
-    if not hits or any(history.version_key(x.releases[0]) <= history.version_key(installed)
-                       <= history.version_key(x.releases[1]) for x in hits):
+    if not hits:
         return None
+    now = [x for x in hits if history.version_key(x.releases[0]) <= history.version_key(installed)
+           <= history.version_key(x.releases[1])]
+    if now:  # the installed JAX words it so too, at another raise than the record's first site
+        fits = [s for x in now for s in cat.in_function(x.path, x.function)
+                if s.template and templates.match(s.template, ev.match_text)]
+        return (SiteRef.of(fits[0], installed), "") if fits else None
     last = max(hits, key=lambda x: history.version_key(x.releases[1]))
     first = min(history.version_key(x.releases[0]) for x in hits if x.path == last.path)
     shown = ".".join(map(str, first))
@@ -427,6 +448,14 @@ def _diagnose(ev: Evidence) -> Diagnosis:
                 site, history_note = other
                 how = "raise site in the release that raised it" if site is not None else "message only"
                 no_guess = site is None
+            elif _a_call_not_a_raise(cat, rf, site):
+                # The innermost JAX frame shown calls on into frames the text does not show (filtered, or
+                # cut): a raise whose words match the message closely is the better answer.
+                hits = _site_hits(ev, cat, classes)
+                # JAX's frame already says whose error it is: the message need only start with a raise's words.
+                if any(m is not None and m.start == 0 and m.literal >= TEXT_MIN_LITERAL
+                       and _canon(s.class_name) in classes for _sc, s, m in hits[:5]):
+                    site, how = None, ""
     site_hits = [] if site or no_guess else _site_hits(ev, cat, classes)
     rec_hits = _record_hits(ev, site, classes, eco)
 
@@ -441,7 +470,7 @@ def _diagnose(ev: Evidence) -> Diagnosis:
         older = _older_wording(cat, ev, site)
         if older is not None:
             site, history_note = older
-            how = "raise site in the release that raised it"
+            how = "raise site in the release that raised it" if history_note else "message template"
 
     # Is this JAX's error?
     if ev.exc_class == "Warning" and ev.source == "text" and not ev.frames:
