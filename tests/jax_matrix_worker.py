@@ -12,7 +12,7 @@ import tempfile
 
 import nbformat
 
-from notebook_support import errors, execute, panels, repo_root
+from notebook_support import errors, execute, expected_record, panels, repo_root
 
 BOOL_CELL = """
 import jax
@@ -31,20 +31,22 @@ def gallery() -> tuple[int, int, list[str]]:
     nb = nbformat.read(repo_root() / "notebooks" / "gallery.ipynb", as_version=4)
     with tempfile.TemporaryDirectory() as cwd:
         execute(nb, cwd, timeout=180)
+    from jaxerrs.kb.records import installed_jax
+
     right, total, misses = 0, 0, []
     for index, cell in enumerate(nb.cells):
-        info = cell.metadata.get("jaxerrs", {})
-        if cell.cell_type != "code" or not info.get("expected_record"):
+        want = expected_record(cell, installed_jax()) if cell.cell_type == "code" else None
+        if not want:
             continue
         total += 1
         found = panels(cell)
         got = found[0][2].get("data-record") if len(found) == 1 else None
-        if got == info["expected_record"] and errors(cell):
+        if got == want and errors(cell):
             right += 1
         else:
             err = errors(cell)
             what = f"{err[0][1].get('ename')}: {err[0][1].get('evalue', '')[:120]}" if err else "no error"
-            misses.append(f"cell {index}: expected {info['expected_record']}, got {got} ({what})")
+            misses.append(f"cell {index}: expected {want}, got {got} ({what})")
     return right, total, misses
 
 

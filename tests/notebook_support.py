@@ -82,6 +82,18 @@ def mentions_panel(cell) -> bool:
     return False
 
 
+def expected_record(cell, version: str) -> str | None:
+    """The record a gallery cell expects under JAX ``version``: ``expected_record``, or the entry of
+    ``expected_record_by_release`` ({"<0.5.1": id}) whose range holds ``version``."""
+    from jaxerrs.kb.records import _in_range
+
+    info = cell.metadata.get("jaxerrs", {})
+    for spec, rid in info.get("expected_record_by_release", {}).items():
+        if _in_range(version, spec):
+            return rid
+    return info.get("expected_record")
+
+
 def errors(cell) -> list[tuple[int, dict]]:
     return [(i, o) for i, o in enumerate(cell.get("outputs", [])) if o.get("output_type") == "error"]
 

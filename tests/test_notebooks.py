@@ -10,12 +10,14 @@ from __future__ import annotations
 import nbformat
 import pytest
 
+from jaxerrs.kb.records import installed_jax
 from notebook_support import (
     WIDGET_MIME,
     describe,
     errors,
     execute_all,
     executed_notebook,
+    expected_record,
     mentions_panel,
     panels,
     repo_root,
@@ -55,14 +57,14 @@ def executed(tmp_path_factory):
 def _report_gallery(result) -> None:
     """The gallery's figures for the newest release's row of the version matrix (tests/jax_matrix.py)."""
     import jax_matrix
-    from jaxerrs.kb.records import installed_jax
 
     if not isinstance(result, tuple):
         return
-    cells = [c for c in result[0].cells if c.cell_type == "code" and c.metadata.get("jaxerrs", {}).get("expected_record")]
+    version = installed_jax()
+    cells = [c for c in result[0].cells if c.cell_type == "code" and expected_record(c, version)]
     right = sum(1 for c in cells if len(panels(c)) == 1
-                and panels(c)[0][2].get("data-record") == c.metadata["jaxerrs"]["expected_record"])
-    jax_matrix.report_gallery(installed_jax(), right, len(cells))
+                and panels(c)[0][2].get("data-record") == expected_record(c, version))
+    jax_matrix.report_gallery(version, right, len(cells))
 
 
 _get = executed_notebook
@@ -161,8 +163,9 @@ def test_cell(executed, name, index):
     assert "jaxerrs-panel" in (attrs.get("class") or "").split(), where
     assert attrs.get("data-record"), f"the panel names no record in {where}"
     assert data.get("text/plain"), f"the panel has no text/plain fallback in {where}"
-    if info.get("expected_record"):
-        assert attrs["data-record"] == info["expected_record"], where
+    want = expected_record(cell, installed_jax())
+    if want:
+        assert attrs["data-record"] == want, where
 
 
 def test_quickstart_search_lists_results(executed):

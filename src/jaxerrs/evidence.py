@@ -50,8 +50,12 @@ class Evidence:
 
     @property
     def match_text(self) -> str:
-        """The head of the message: JAX's templates live there, and matching stays fast on huge messages."""
-        return self.message[:MATCH_CHARS]
+        """The head of the message, and its tail when it is long: JAX's templates live there (a callback's
+        error ends with JAX's own line after the user's embedded traceback), and matching stays fast."""
+        if len(self.message) <= MATCH_CHARS:
+            return self.message
+        tail = MATCH_CHARS // 4
+        return self.message[:MATCH_CHARS - tail] + "\n" + self.message[-tail:]
 
 
 # ---------------------------------------------------------------------------- frames

@@ -258,11 +258,12 @@ def _legacy(data: dict[str, Any], where: str) -> tuple[list[str], dict[str, str]
     return out, ranges
 
 
-_VARIANT_KEYS = {"jax", "reproducer", "cases", "fix"}
+_VARIANT_KEYS = {"jax", "reproducer", "cases", "fix", "error_class"}
 
 
 def _check_variants(data: dict[str, Any], where: str) -> None:
-    """``[[variants]]``: code for the releases whose API differs (``jax`` range; reproducer, cases, fix)."""
+    """``[[variants]]``: code for the releases whose API differs (``jax`` range; reproducer, cases, fix), and the
+    class those releases raise when it differs (``error_class``)."""
     for i, v in enumerate(_need(data, "variants", list, where, False) or []):
         name = f"variants[{i}]"
         if not isinstance(v, dict) or not isinstance(v.get("jax"), str) or not v["jax"].strip():
@@ -271,8 +272,9 @@ def _check_variants(data: dict[str, Any], where: str) -> None:
         unknown = set(v) - _VARIANT_KEYS
         if unknown:
             raise RecordError(f"{where}: field '{name}' has unknown keys {sorted(unknown)}")
-        if not isinstance(v.get("reproducer", ""), str):
-            raise RecordError(f"{where}: field '{name}.reproducer' must be code (a string)")
+        for key in ("reproducer", "error_class"):
+            if not isinstance(v.get(key, ""), str):
+                raise RecordError(f"{where}: field '{name}.{key}' must be a string")
         _str_list(v, "cases", f"{where} {name}", False)
         fix = v.get("fix", {})
         if not isinstance(fix, dict) or any(k not in ("before", "after", "check") or not isinstance(x, str)
@@ -314,7 +316,7 @@ def _build(data: dict[str, Any], where: str) -> Record:
     return Record(
         id=data["id"],
         title=data["title"].strip(),
-        error_class=data["error_class"].strip(),
+        error_class=variant.get("error_class", data["error_class"]).strip(),
         patterns=list(data["patterns"]),
         sites=sites,
         all_sites=all_sites,
