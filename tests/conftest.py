@@ -56,12 +56,24 @@ def pytest_configure(config):
 # ---------------------------------------------------------------------------- the JAX version matrix
 
 
+def pytest_collection_modifyitems(config, items):
+    """The matrix's tests wait for the background matrix: run them last, when it has had the longest."""
+    items.sort(key=lambda item: item.nodeid.startswith("tests/test_jax_matrix.py"))
+
+
 def pytest_collection_finish(session):
-    """Start the matrix (tests/jax_matrix.py) in the background as soon as its tests are selected."""
-    if any(item.nodeid.startswith("tests/test_jax_matrix.py") for item in session.items):
+    session.config.jax_matrix_wanted = any("matrix" in getattr(item, "fixturenames", ()) for item in session.items)
+
+
+def pytest_runtest_setup(item):
+    """Start the matrix (tests/jax_matrix.py) in the background once the browser tests are done (they run
+    first and are timed), so that it overlaps the rest of the suite."""
+    config = item.config
+    if (getattr(config, "jax_matrix_wanted", False) and getattr(config, "jax_matrix", None) is None
+            and not item.nodeid.startswith("tests/browser/")):
         import jax_matrix
 
-        session.config.jax_matrix = jax_matrix.start(capture=jax_matrix.cache_root() / "captured")
+        config.jax_matrix = jax_matrix.start(capture=jax_matrix.cache_root() / "captured")
 
 
 def pytest_terminal_summary(terminalreporter):
