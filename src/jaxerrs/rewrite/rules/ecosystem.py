@@ -89,6 +89,15 @@ def _in_scope(ctx: Context, call: cst.Call, name: str) -> bool:
         for t in a.targets)  # type: ignore[attr-defined]
 
 
+def _named_value(ctx: Context, call: cst.Call, found: str | None, usual: str) -> str | None:
+    """The name to pass at ``call``: ``found`` in the cell, else the enclosing function's parameter called
+    ``usual`` ("params", "model"); None unless it is in scope there."""
+    fn = ctx.enclosing(call, cst.FunctionDef)
+    if found is None and isinstance(fn, cst.FunctionDef):
+        found = usual if usual in [p.name.value for p in fn.params.params] else None
+    return found if found is not None and _in_scope(ctx, call, found) else None
+
+
 @rule("optax-pass-params")
 def optax_pass_params(ctx: Context) -> Edit | None:
     """``tx.update(grads, state)`` → ``tx.update(grads, state, params)``, params being what ``tx.init`` was given."""
@@ -99,12 +108,8 @@ def optax_pass_params(ctx: Context) -> Edit | None:
     call = calls[0]
     assert isinstance(call.func, cst.Attribute)
     optimizer = dotted_name(call.func.value)
-    params = _init_argument(ctx, optimizer) if optimizer else None
-    fn = ctx.enclosing(call, cst.FunctionDef)
-    if params is None and isinstance(fn, cst.FunctionDef):
-        names = [p.name.value for p in fn.params.params]
-        params = "params" if "params" in names else None
-    if params is None or not _in_scope(ctx, call, params):
+    params = _named_value(ctx, call, _init_argument(ctx, optimizer) if optimizer else None, "params")
+    if params is None:
         return None
     args = list(call.args)
     args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
@@ -173,12 +178,8 @@ def nnx_optimizer_update_model(ctx: Context) -> Edit | None:
         return None
     call = calls[0]
     assert isinstance(call.func, cst.Attribute)
-    model = _optimizer_model(ctx, dotted_name(call.func.value))
-    fn = ctx.enclosing(call, cst.FunctionDef)
-    if model is None and isinstance(fn, cst.FunctionDef):
-        names = [p.name.value for p in fn.params.params]
-        model = "model" if "model" in names else None
-    if model is None or not _in_scope(ctx, call, model):
+    model = _named_value(ctx, call, _optimizer_model(ctx, dotted_name(call.func.value)), "model")
+    if model is None:
         return None
     first = cst.Arg(cst.Name(model), comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
     new = call.with_changes(args=[first, *call.args])
