@@ -66,9 +66,11 @@ def venv_for(version: str, log=print) -> Path:
     if venv.exists():
         shutil.rmtree(venv)
     start = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-    subprocess.run([str(_python(venv)), "-m", "pip", "install", "-q", "--disable-pip-version-check",
-                    f"jax[cpu]=={version}", *PACKAGES, *EXTRA.get(version, ())], check=True)
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, capture_output=True)
+    pip = subprocess.run([str(_python(venv)), "-m", "pip", "install", "-q", "--disable-pip-version-check",
+                          f"jax[cpu]=={version}", *PACKAGES, *EXTRA.get(version, ())], capture_output=True, text=True)
+    if pip.returncode != 0:
+        raise subprocess.CalledProcessError(pip.returncode, pip.args, stderr=pip.stderr[-2000:])
     ready.write_text(want)
     log(f"[jax-matrix] built the JAX {version} venv in {time.perf_counter() - start:.0f}s")
     return venv
@@ -104,7 +106,7 @@ def run(version: str, jobs: int = 1, capture: Path | None = None, log=print) -> 
     try:
         venv = venv_for(version, log)
     except subprocess.CalledProcessError as e:
-        out.error = f"could not build the venv: {e}"
+        out.error = f"could not build the venv: {e} {(e.stderr or '')[-600:]}"
         return out
     py = str(_python(venv))
     cap = capture / version if capture else None
