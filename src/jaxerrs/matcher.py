@@ -313,6 +313,16 @@ def _a_call_not_a_raise(cat: catalog_mod.Catalog, rf: Frame, site: SiteRef | Non
     return bool(code) and not code.startswith(("raise", "assert")) and "(" in code
 
 
+def _not_this_source(cat: catalog_mod.Catalog, rf: Frame, site: SiteRef | None) -> bool:
+    """A pasted frame with no raise at its line in the installed JAX, whose shown code is another line there."""
+    if site is None or site.template is not None or cat.at(site.path, site.line) is not None or not rf.line.strip():
+        return False
+    import linecache
+
+    here = linecache.getline(str(Path(cat.root) / site.path), site.line).strip()
+    return bool(here) and here != rf.line.strip()
+
+
 def _older_wording(cat: catalog_mod.Catalog, ev: Evidence, site: SiteRef) -> tuple[SiteRef, str] | None:
     """For a pasted message whose words the site found for it (a record's first site) does not raise: the
     installed JAX's raise that does, else the site of the releases that word it so (history index) and a note
@@ -456,6 +466,13 @@ def _diagnose(ev: Evidence) -> Diagnosis:
                 if any(m is not None and m.start == 0 and m.literal >= TEXT_MIN_LITERAL
                        and _canon(s.class_name) in classes for _sc, s, m in hits[:5]):
                     site, how = None, ""
+            elif _not_this_source(cat, rf, site):
+                # The line the traceback shows is not at that line in the installed JAX and no raise is
+                # there: another release's source, which the history does not know. No site is guessed.
+                history_note = (f"The traceback shows `{rf.line.strip()}` at `{site.path}:{site.line}`, which is "
+                                f"not that line of the installed JAX {cat.jax_version}: it comes from another "
+                                "release, and jaxerrs does not guess where that release raised it.")
+                site, how, no_guess = None, "message only", True
     site_hits = [] if site or no_guess else _site_hits(ev, cat, classes)
     rec_hits = _record_hits(ev, site, classes, eco)
 
@@ -465,6 +482,14 @@ def _diagnose(ev: Evidence) -> Diagnosis:
         site = ranking[0][1]
         how = "record" if ranking[0][2] is not None else "message template"
         rec_hits = _record_hits(ev, site, classes, eco)
+        if (ranking[0][2] is None and site_hits and all(m is None for _sc, _s, m in site_hits)
+                and not any(h.pattern is not None for h in rec_hits)):
+            # Only the class points there: no raise and no record of the installed JAX words the message
+            # so (another release's wording). Its raises stay candidates; none is named as the site.
+            history_note = (f"No raise of the installed JAX {cat.jax_version} words this message so (another "
+                            f"release's wording?): the places it raises {ev.exc_class} are listed as candidates, "
+                            "none is named as where this error was raised.")
+            site, how, no_guess = None, "class", True
 
     if ev.source == "text" and site is not None and how in ("record", "message template") and not no_guess:
         older = _older_wording(cat, ev, site)

@@ -88,7 +88,18 @@ def _prepared(message: str) -> tuple[str, str]:
 
 
 def match(template: str, message: str) -> Match | None:
-    """Search ``message`` for ``template``; None when the template's text is not there."""
+    """Search ``message`` for ``template``; None when the template's text is not there.
+
+    A message quoted without its final full stop still matches a template that ends with one.
+    """
+    found = _match(template, message)
+    if found is None and template.endswith(".") and not template.endswith("..") and len(template) > 1 \
+            and not message.rstrip().endswith("."):
+        found = _match(template[:-1], message)
+    return found
+
+
+def _match(template: str, message: str) -> Match | None:
     try:
         rx = compile_template(template)
     except (ValueError, re.error):
