@@ -70,6 +70,7 @@ class _RecordHit:
     score: float
     pattern: templates.Match | None
     why: str
+    text: str = ""  # the pattern that matched
 
 
 def _record_hits(ev: Evidence, site: SiteRef | None, classes: set[str], eco: str | None = None) -> list[_RecordHit]:
@@ -88,10 +89,11 @@ def _record_hits(ev: Evidence, site: SiteRef | None, classes: set[str], eco: str
         cls_ok = _canon(rec.class_name) in classes or (loose and rec.class_name not in _builtin_names())
         site_ok = site is not None and any(s.path == site.path and s.function == site.function for s in rec.sites)
         best: templates.Match | None = None
+        best_text = ""
         for p in rec.all_patterns:
             m = templates.match(p, message)
             if m and (best is None or m.literal > best.literal):
-                best = m
+                best, best_text = m, p
         if best is not None:
             # Longer literal text matched = a more specific record.
             specificity = min(1.0, best.literal / 60)
@@ -103,7 +105,7 @@ def _record_hits(ev: Evidence, site: SiteRef | None, classes: set[str], eco: str
                 score += LIBRARY_BONUS if eco is not None and rec.library == eco else -LIBRARY_PENALTY
         else:
             continue  # a record whose patterns contradict the message gives wrong advice
-        hits.append(_RecordHit(rec, score, best, why))
+        hits.append(_RecordHit(rec, score, best, why, best_text))
     hits.sort(key=lambda h: -h.score)
     return hits
 
@@ -313,6 +315,95 @@ def _a_call_not_a_raise(cat: catalog_mod.Catalog, rf: Frame, site: SiteRef | Non
     return bool(code) and not code.startswith(("raise", "assert")) and "(" in code
 
 
+CUT_MIN_LITERAL = 40  # a message cut short must start with this much of a record's words
+
+
+def _cut_short(ev: Evidence, classes: set[str]) -> list[_RecordHit]:
+    """For a pasted message cut short (the user quoted its first lines): the record whose pattern it is the
+    start of, by the most literal text, when that is at least ``CUT_MIN_LITERAL`` characters."""
+    message = templates.normalise(ev.match_text)
+    if len(message) < CUT_MIN_LITERAL:
+        return []
+    best: tuple[int, Record, str] | None = None
+    for rec in all_records().values():
+        if _canon(rec.class_name) not in classes:
+            continue
+        for p in rec.all_patterns:
+            n = _prefix_literal(p, message)
+            if n >= CUT_MIN_LITERAL and (best is None or n > best[0]):
+                best = (n, rec, p)
+    if best is None:
+        return []
+    n, rec, p = best
+    m = templates.Match(0, min(1.0, n / len(message)), n, {}, len(message))
+    return [_RecordHit(rec, 0.35 + 0.25 * min(1.0, n / 60) + 0.2, m, "message start + class", p)]
+
+
+def _prefix_literal(template: str, message: str) -> int:
+    """Literal characters of ``template`` that ``message`` (normalised) spells from its start, when the
+    message is a start of the template (it ends inside one of its literals or holes); else 0."""
+    try:
+        parts = templates.parts(template)
+    except ValueError:
+        return 0
+    pos, matched, after_hole = 0, 0, False
+    for lit, name in parts:
+        lit = templates.normalise(lit) if lit.strip() else ""
+        if lit:
+            if after_hole:
+                i = message.find(lit, pos)
+                if i < 0:
+                    return matched  # the message ends inside the hole before this literal
+                pos = i
+            elif not message.startswith(lit, pos):
+                rest = message[pos:]
+                return matched + len(rest) if rest and lit.startswith(rest) else (0 if pos == 0 else matched)
+            pos, matched = pos + len(lit), matched + len(lit)
+            if message[pos:pos + 1] == " ":
+                pos += 1
+        elif pos == 0 and name is not None:
+            return 0  # a template that starts with a hole: its start cannot be told
+        after_hole = name is not None
+    return 0  # the whole template is there: a full match, which _record_hits found or refused
+
+
+def _site_of_wording(cat: catalog_mod.Catalog, hit: _RecordHit) -> tuple[SiteRef, str] | None:
+    """When the pattern that matched is a wording only some releases use (a ranged legacy pattern) and the
+    installed JAX is not among them: the record's site in those releases (the one most of them raise at),
+    from the history index, with a note. None otherwise."""
+    rec = hit.record
+    rng = rec.pattern_ranges.get(hit.text)
+    if not rng or rec.holds_for(cat.jax_version) and _spec_holds(cat.jax_version, rng):
+        return None
+    try:
+        from jaxerrs import history
+
+        h = history.load()
+        releases = [r for r in h.releases() if _spec_holds(r, rng)]
+        best: tuple[int, str, object] | None = None
+        for s in rec.all_sites:
+            mine = [r for r in releases if (not s.jax or _spec_holds(r, s.jax))
+                    and h.function_span(s.path, s.function, r) is not None]
+            if mine and (best is None or len(mine) > best[0]):
+                best = (len(mine), mine[-1], s)
+        if best is None:
+            return None
+        _n, release, s = best
+        line = h.where(s.path, s.function, release, hit.text) or (h.function_span(s.path, s.function, release)
+                                                                   or (0, 0))[0]
+    except Exception:  # noqa: BLE001 - the history is extra knowledge
+        return None
+    note = (f"These words are those of JAX {releases[0]}–{releases[-1]}, not of the installed JAX "
+            f"{cat.jax_version}: the site shown is where JAX {release} raised it.")
+    return SiteRef(s.path, line, s.function, release, rec.class_name), note
+
+
+def _spec_holds(version: str, spec: str) -> bool:
+    from jaxerrs.kb.records import _in_range
+
+    return _in_range(version, spec)
+
+
 def _not_this_source(cat: catalog_mod.Catalog, rf: Frame, site: SiteRef | None) -> bool:
     """A pasted frame with no raise at its line in the installed JAX, whose shown code is another line there."""
     if site is None or site.template is not None or cat.at(site.path, site.line) is not None or not rf.line.strip():
@@ -475,13 +566,17 @@ def _diagnose(ev: Evidence) -> Diagnosis:
                 site, how, no_guess = None, "message only", True
     site_hits = [] if site or no_guess else _site_hits(ev, cat, classes)
     rec_hits = _record_hits(ev, site, classes, eco)
+    cut: list[_RecordHit] = []
+    if (not rec_hits and ev.source == "text" and not ev.frames
+            and not any(_strong_text_match(m, _canon(x.class_name) in classes) for _sc, x, m in site_hits[:5])):
+        rec_hits = cut = _cut_short(ev, classes)
 
     # Text or filtered frames: catalog templates and curated records compete on one scale.
     ranking = _text_ranking(ev, cat, site_hits, rec_hits) if site is None and not no_guess else []
     if ranking:
         site = ranking[0][1]
         how = "record" if ranking[0][2] is not None else "message template"
-        rec_hits = _record_hits(ev, site, classes, eco)
+        rec_hits = _record_hits(ev, site, classes, eco) or cut
         if (ranking[0][2] is None and site_hits and all(m is None for _sc, _s, m in site_hits)
                 and not any(h.pattern is not None for h in rec_hits)):
             # Only the class points there: no raise and no record of the installed JAX words the message
@@ -534,6 +629,11 @@ def _diagnose(ev: Evidence) -> Diagnosis:
         d.notes.append(history_note)
     d.site = site
     record = rec_hits[0] if rec_hits else None
+    if record is not None and ev.source == "text" and how in ("record", "message template"):
+        dated = _site_of_wording(cat, record)
+        if dated is not None:  # the words are those of other releases than the installed one
+            d.site, note = dated
+            d.notes.append(note)
     # From a bare final line only a record about one library can say which library spoke.
     d.ecosystem = eco or (record.record.library if record and record.record.requires else None)
     d.record = record.record if record else None
