@@ -308,11 +308,19 @@ def _other_release(cat: catalog_mod.Catalog, ev: Evidence, path: str, function: 
 
 
 def _a_call_not_a_raise(cat: catalog_mod.Catalog, rf: Frame, site: SiteRef | None) -> bool:
-    """A pasted frame whose line is not a raise in the installed JAX and whose shown code is a call."""
+    """A pasted frame of another release (its shown code is not the installed line there), whose line is a
+    call and not a raise. (The installed release's own call line is where compiled code raised: kept.)"""
     if site is None or site.template is not None or cat.at(site.path, site.line) is not None:
         return False
     code = (rf.line or "").strip()
-    return bool(code) and not code.startswith(("raise", "assert")) and "(" in code
+    return (bool(code) and not code.startswith(("raise", "assert")) and "(" in code
+            and (Path(cat.root) / site.path).is_file() and _installed_line(cat, site) != code)
+
+
+def _installed_line(cat: catalog_mod.Catalog, site: SiteRef) -> str:
+    import linecache
+
+    return linecache.getline(str(Path(cat.root) / site.path), site.line).strip()
 
 
 CUT_MIN_LITERAL = 40  # a message cut short must start with this much of a record's words
@@ -408,9 +416,7 @@ def _not_this_source(cat: catalog_mod.Catalog, rf: Frame, site: SiteRef | None) 
     """A pasted frame with no raise at its line in the installed JAX, whose shown code is another line there."""
     if site is None or site.template is not None or cat.at(site.path, site.line) is not None or not rf.line.strip():
         return False
-    import linecache
-
-    here = linecache.getline(str(Path(cat.root) / site.path), site.line).strip()
+    here = _installed_line(cat, site)
     return bool(here) and here != rf.line.strip()
 
 
