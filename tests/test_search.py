@@ -81,7 +81,7 @@ def test_users_relevance_mrr():
     assert _users_report().mrr >= USERS_FLOOR
 
 
-@pytest.mark.xfail(reason="the users' set is at ~0.89 MRR; 0.9 is not reached by general ranking changes yet",
+@pytest.mark.xfail(reason="the users' set is at ~0.86 MRR; 0.9 is not reached by general ranking changes yet",
                    strict=False)
 def test_users_relevance_target():
     assert measure(USERS).mrr >= USERS_TARGET
