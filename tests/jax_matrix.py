@@ -22,6 +22,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from jaxerrs.history import version_key  # noqa: F401 - the table's order (conftest)
+
 ROOT = Path(__file__).resolve().parents[1]
 # The oldest release we claim and two between; the newest is the test environment's own.
 MATRIX = ("0.4.38", "0.6.2", "0.8.3")
@@ -46,10 +48,6 @@ def known_failures() -> dict[str, dict[str, list[str]]]:
 def cache_root() -> Path:
     base = os.environ.get("JAXERRS_CACHE_DIR") or str(ROOT / ".pytest_cache" / "jaxerrs")
     return Path(base) / "jax-matrix"
-
-
-def version_key(version: str) -> tuple[int, ...]:
-    return tuple(int(p) for p in version.split(".") if p.isdigit())
 
 
 def _python(venv: Path) -> Path:

@@ -18,8 +18,6 @@ import re
 from functools import cache
 from pathlib import Path
 
-import pytest
-
 import jaxerrs
 from jaxerrs.diagnosis import Diagnosis
 from jaxerrs.kb.records import all_records

@@ -21,7 +21,7 @@ from jaxerrs.evidence import (
     from_exception,
     from_text,
 )
-from jaxerrs.kb.records import Record, all_records, installed_jax, requirement_met
+from jaxerrs.kb.records import Record, _in_range, all_records, installed_jax, requirement_met
 
 # Names one class goes by across JAX versions.
 ALIASES = {"XlaRuntimeError": "JaxRuntimeError"}
@@ -381,16 +381,16 @@ def _site_of_wording(cat: catalog_mod.Catalog, hit: _RecordHit) -> tuple[SiteRef
     from the history index, with a note. None otherwise."""
     rec = hit.record
     rng = rec.pattern_ranges.get(hit.text)
-    if not rng or rec.holds_for(cat.jax_version) and _spec_holds(cat.jax_version, rng):
+    if not rng or rec.holds_for(cat.jax_version) and _in_range(cat.jax_version, rng):
         return None
     try:
         from jaxerrs import history
 
         h = history.load()
-        releases = [r for r in h.releases() if _spec_holds(r, rng)]
+        releases = [r for r in h.releases() if _in_range(r, rng)]
         best: tuple[int, str, object] | None = None
         for s in rec.all_sites:
-            mine = [r for r in releases if (not s.jax or _spec_holds(r, s.jax))
+            mine = [r for r in releases if (not s.jax or _in_range(r, s.jax))
                     and h.function_span(s.path, s.function, r) is not None]
             if mine and (best is None or len(mine) > best[0]):
                 best = (len(mine), mine[-1], s)
@@ -404,12 +404,6 @@ def _site_of_wording(cat: catalog_mod.Catalog, hit: _RecordHit) -> tuple[SiteRef
     note = (f"These words are those of JAX {releases[0]}–{releases[-1]}, not of the installed JAX "
             f"{cat.jax_version}: the site shown is where JAX {release} raised it.")
     return SiteRef(s.path, line, s.function, release, rec.class_name), note
-
-
-def _spec_holds(version: str, spec: str) -> bool:
-    from jaxerrs.kb.records import _in_range
-
-    return _in_range(version, spec)
 
 
 def _not_this_source(cat: catalog_mod.Catalog, rf: Frame, site: SiteRef | None) -> bool:

@@ -32,8 +32,7 @@ def compute() -> dict[str, Any]:
     libraries = {}
     for lib in catalog.library_catalogs():
         lib_sites = {(x.path, x.function) for x in lib.sites}
-        mine = [r for r in curated if r.library == lib.package or (r.requires and r.library is None
-                                                                    and r.requires.startswith(lib.package))]
+        mine = [r for r in curated if r.library == lib.package]
         covered_lib = {(x.path, x.function) for r in mine for x in r.sites} & lib_sites
         libraries[lib.package] = {"version": lib.jax_version, "records": len(mine),
                                   "raise_statements": len(lib.sites),
