@@ -217,7 +217,9 @@ CASES: list[tuple[str, str, str]] = [
         'Exception has occurred: FloatingPointError invalid value (nan) encountered in '
         'jit(convert_element_type). Because jax_config.debug_nans.value and/or config.jax_debug_infs '
         'is set, the de-optimized funct',
-        'debug-nans-not-reproduced-deoptimized', 'jax-ml/jax#22291'),
+        # A NaN converted eagerly (convert_element_type): before 0.5.1 every report said "did not produce"
+        # (jax-ml/jax#24955), so this is debug-nans-invalid-value, not the tuple-form deoptimized record.
+        'debug-nans-invalid-value', 'jax-ml/jax#22291'),
     ('Error on NaN?', 'debug-nans-invalid-value', 'jax-ml/jax#30'),
     (
         'Getting NaNs when trying to optimize two parameters when a large number of points is involved.',
