@@ -148,10 +148,12 @@ CASES: list[tuple[str, str, str]] = [
         'removed-jax-top-level-name', 'jax-md/jax-md#305'),
     (
         "ModuleNotFoundError: No module named 'jax.linear_util'",
-        'removed-jax-top-level-name', 'alan-turing-institute/AIrsenal#658'),
+        # `import jax.linear_util as lu` (the thread): the removed-module record, whose message this is.
+        'removed-jax-module', 'alan-turing-institute/AIrsenal#658'),
     (
         "from jax import linear_util as lu ImportError: cannot import name 'linear_util'",
-        'removed-jax-top-level-name', 'cactus-compute/needle#24'),
+        # `from jax import NAME`: the record whose message this is ("cannot import name … from 'jax'").
+        'removed-jax-import-name', 'cactus-compute/needle#24'),
     (
         "AttributeError: module 'jax' has no attribute 'linear_uti",
         'removed-jax-top-level-name', 'YoshitakaMo/localcolabfold#261'),

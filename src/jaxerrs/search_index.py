@@ -35,6 +35,7 @@ _FIELDS = (("title", 3), ("id", 3), ("tags", 3), ("error_class", 2), ("patterns"
            ("triggers", 1), ("situations", 1), ("solutions", 0.5), ("prevention", 0.5))
 _HOLE = re.compile(r"\{[^{}]*\}")
 PHRASE = 0.6    # a query word pair found side by side in a record's title, tags or patterns: this much of its idf
+FREQUENT = 0.05  # prior bonus of the most-hit record (kb/frequency.txt); others by log count
 INLINKS = 0.03  # per other record that lists this one as related (capped): general records win close calls
 MAX_QUERY_TOKENS = 400
 MIN_IDF = 0.05
@@ -44,6 +45,7 @@ NOISE = 0.5   # weight of the words issue titles wrap around the problem ("bad e
 HEAD = 1.0    # a query word in a record's title, id or tags adds its idf once more (BM25 saturates on
               # the body, so a record about a word and one that mentions it often would score alike)
 TYPO = 0.8    # weight of a word corrected to the nearest one the records use
+DIGITS = 0.2  # weight of a number in a query
 ALIAS = 0.6   # weight of a word the records use for one the user wrote ("dimension" -> "axis")
 
 
@@ -155,7 +157,7 @@ def query_terms(text: str) -> dict[str, float]:
             out[p] = max(out.get(p, 0.0), share)
         if len(out) >= MAX_QUERY_TOKENS:
             break
-    return out
+    return {w: v * DIGITS if w.isdigit() else v for w, v in out.items()}
 
 
 def _pairs(ws: list[str]) -> set[tuple[str, str]]:
@@ -208,6 +210,18 @@ class _Doc:
     library: str = ""  # the library a record is about (``requires``): flax, optax, …
 
 
+def frequency() -> dict[str, int]:
+    """Record id -> how often users hit it in public threads (kb/frequency.txt)."""
+    from jaxerrs.kb.records import RECORDS_DIR
+
+    out = {}
+    for ln in (RECORDS_DIR.parent / "frequency.txt").read_text(encoding="utf-8").splitlines():
+        fields = ln.split("#")[0].split()
+        if len(fields) == 2 and fields[1].isdigit():
+            out[fields[0]] = int(fields[1])
+    return out
+
+
 class Index:
     def __init__(self) -> None:
         from jaxerrs import catalog
@@ -219,6 +233,8 @@ class Index:
         self.head: dict[str, list[int]] = defaultdict(list)  # word -> records with it in title, id or tags
         records = all_records()
         inlinks = Counter(r for rec in records.values() for r in set(rec.related) if r != rec.id)
+        freq = frequency()
+        top_freq = math.log1p(max(freq.values(), default=1))
         self.record_words: Counter[str] = Counter()
         for rec in records.values():
             tf: Counter[str] = Counter()
@@ -230,7 +246,7 @@ class Index:
             self.record_words.update(tf.keys())
             phrase_text = " | ".join([rec.title, rec.id, *(_HOLE.sub(" | ", p) for p in rec.all_patterns)])
             pairs = _pairs(words(phrase_text)) | {p for tag in rec.tags for p in _pairs(words(tag))}
-            prior = 1.0 + INLINKS * min(inlinks[rec.id], 5)
+            prior = 1.0 + INLINKS * min(inlinks[rec.id], 5) + FREQUENT * math.log1p(freq.get(rec.id, 0)) / top_freq
             self._add(_Doc(rec.id, rec.title, "record", sum(tf.values()), frozenset(rec.tags), rec.class_name,
                            frozenset(pairs), prior, rec.library or ""), tf)
             for t in set(tokens(" ".join([rec.title, rec.id, *rec.tags]))):  # what the record is about
@@ -319,16 +335,23 @@ class Index:
         for t, qw in query_tokens.items():
             word = self.correct(t)
             if word is None:
+                if t in _ALIASES:  # a user's word no record uses, looked up as the records' word(s)
+                    weights[t] = max(weights.get(t, 0.0), qw)
                 continue
             fixed[t] = word
             w = qw * (1.0 if word == t else TYPO) * (NOISE if word in _NOISE else 1.0)
             weights[word] = max(weights.get(word, 0.0), w)
         for word, w in weights.items():
-            base = self.idf[word] * w
+            base = self.idf.get(word, 0.0) * w
+            aliases = [(a, self.idf[a] * w * ALIAS) for a in _ALIASES.get(word, ()) if a in self.postings and a not in weights]
+            if word not in self.postings:
+                for term, idf in aliases:
+                    for i, tw in self.postings[term]:
+                        scores[i] += idf * tw
+                continue
             if base < MIN_IDF:
                 continue  # in nearly every document ("error"): says nothing, costs a long posting list
-            terms = [(word, base)] + [(a, self.idf[a] * w * ALIAS) for a in _ALIASES.get(word, ())
-                                      if a in self.postings and a not in weights]
+            terms = [(word, base)] + aliases
             for term, idf in terms:
                 for i, tw in self.postings[term]:
                     scores[i] += idf * tw
