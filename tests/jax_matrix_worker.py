@@ -80,6 +80,14 @@ def smoke() -> list[str]:
         failures.append(f"diagnosed as {getattr(getattr(last, 'record', None), 'id', None)}")
     elif not re.search(r"Cell In\[\d+\]|<ipython-input", str(last.to_dict().get("user_frame"))):
         failures.append(f"user_frame is not the cell: {last.to_dict().get('user_frame')}")
+    import jax
+
+    if not hasattr(jax, "shard_map"):  # a release older than the name: the panel says it is a newer one's
+        with capture_output():
+            ip.run_cell("import jax\njax.shard_map")
+        last = get_state(ip).last
+        if last is None or not any("is new in JAX 0.6.1" in n for n in last.notes):
+            failures.append(f"jax.shard_map on JAX {jax.__version__}: notes {getattr(last, 'notes', None)}")
     with capture_output() as found:
         ip.run_line_magic("jaxerr", "search tracer bool")
     if "tracer-bool-conversion" not in found.stdout:

@@ -502,6 +502,20 @@ def _library_site(ev: Evidence, library: str) -> SiteRef | None:
     return SiteRef(norm[idx + 1:], rf.lineno, rf.function, _installed_jax(), library_version=_library_version(library))
 
 
+def _name_note(ev: Evidence) -> str | None:
+    """For ``module 'jax…' has no attribute …`` and its import forms: in which releases the name exists."""
+    if _canon(ev.exc_class) not in ("AttributeError", "ImportError", "ModuleNotFoundError") or "jax" not in ev.match_text:
+        return None
+    from jaxerrs import api_names
+
+    release: str | None = _installed_jax() or None
+    if ev.source == "text":
+        from jaxerrs.history import release_from_text
+
+        release = release_from_text(ev.text) if ev.text else None
+    return api_names.note_for(ev.match_text, release)
+
+
 def _installed_jax() -> str:
     return catalog_mod.installed_jax_version() or ""
 
@@ -622,11 +636,17 @@ def _diagnose(ev: Evidence) -> Diagnosis:
             how = "raise site in the release that raised it"
             site_hits, ranking = [], []
 
+    # A JAX name that the release which raised lacks: new in a later release, or gone since an earlier one.
+    name_note = _name_note(ev)
+    if name_note is not None:
+        is_jax = True  # the message names a module of JAX's own
     d = Diagnosis(ev, is_jax)
     if not is_jax:
         return d
     if history_note:
         d.notes.append(history_note)
+    if name_note is not None:
+        d.notes.append(name_note)
     d.site = site
     record = rec_hits[0] if rec_hits else None
     if record is not None and ev.source == "text" and how in ("record", "message template"):
