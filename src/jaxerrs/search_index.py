@@ -10,7 +10,9 @@ also looked up as the word the records use ("dimension" -> "axis", "deprecated" 
 A query word found in a record's title, id or tags counts once more (the body saturates in BM25, so the
 record about a word and one that merely mentions it often would score alike); a query word pair found side
 by side in a record's title, id, tags or patterns adds a phrase bonus; records that many others list as
-related win close calls. Curated records rank above bare sites. Relevance is measured on two sets, the
+related, and those users hit most in public threads (kb/frequency.txt), win close calls; a query that
+quotes the start of a record's message ("Unknown backend gpu") favours that record. Curated records
+rank above bare sites. Relevance is measured on two sets, the
 records' words and users' words (tests/search_relevance*.py, tests/search_metrics.py).
 """
 
@@ -36,13 +38,13 @@ _FIELDS = (("title", 3), ("id", 3), ("tags", 3), ("error_class", 2), ("patterns"
 _HOLE = re.compile(r"\{[^{}]*\}")
 PHRASE = 0.6    # a query word pair found side by side in a record's title, tags or patterns: this much of its idf
 FREQUENT = 0.05  # prior bonus of the most-hit record (kb/frequency.txt); others by log count
-INLINKS = 0.03  # per other record that lists this one as related (capped): general records win close calls
+INLINKS = 0.06  # per other record that lists this one as related (capped): general records win close calls
 MAX_QUERY_TOKENS = 400
 MIN_IDF = 0.05
 MIN_KNOWN = 0.5  # a query whose words are mostly unknown finds nothing (a corrected typo counts half)
 PART = 0.5    # the parts of a split CamelCase name weigh n ** -PART each (see query_terms)
 NOISE = 0.5   # weight of the words issue titles wrap around the problem ("bad error message when ...")
-HEAD = 1.0    # a query word in a record's title, id or tags adds its idf once more (BM25 saturates on
+HEAD = 0.5    # a query word in a record's title, id or tags adds its idf once more (BM25 saturates on
               # the body, so a record about a word and one that mentions it often would score alike)
 TYPO = 0.8    # weight of a word corrected to the nearest one the records use
 DIGITS = 0.2  # weight of a number in a query
@@ -399,6 +401,48 @@ def _looks_like_error(query: str) -> bool:
             or bool(re.match(r"^\s*[A-Za-z_][\w.]*(Error|Exception)\b\s*:", query)) or len(query) > 90)
 
 
+PREFIX = 0.4  # a record whose message the query quotes from its start: score times 1 + PREFIX (scaled by length)
+_CLASS_PREFIX = re.compile(r"^\s*(?:[A-Za-z_][\w.]*\.)?[A-Za-z_]\w*(?:Error|Exception)\s*:\s*")
+
+
+def _quoted_message_bonus(query: str, scores: dict[int, float], idx: Index) -> None:
+    """Users quote the start of a message in a title ("Unknown backend gpu", "Incompatible shapes for
+    broadcasting error"): a record whose pattern starts with that much of the quote, holes filled in,
+    is the one about it."""
+    from jaxerrs.kb.records import find
+    from jaxerrs.matcher import _prefix_literal
+
+    text = _CLASS_PREFIX.sub("", query.strip().splitlines()[0] if query.strip() else "").lower()
+    if len(text) < 12:
+        return
+    best = max(scores.values(), default=0.0)
+    for i in list(scores):
+        d = idx.docs[i]
+        if d.kind != "record" or scores[i] < 0.15 * best:
+            continue
+        rec = find(d.id)
+        if rec is None:
+            continue
+        n = max((_quoted_start(p.lower(), text, _prefix_literal) for p in rec.all_patterns), default=0)
+        if n >= 12:
+            scores[i] *= 1 + PREFIX * min(1.0, n / 40)
+
+
+def _quoted_start(pattern: str, text: str, prefix_literal: Any) -> int:
+    """Characters of ``pattern``'s words that ``text`` spells from its start: all of them when the text is a
+    start of the pattern (holes filled), else half of the words the two share before they part."""
+    n = prefix_literal(pattern, text)
+    if n:
+        return n
+    head = pattern.split("{", 1)[0]
+    k = 0
+    while k < min(len(head), len(text)) and head[k] == text[k]:
+        k += 1
+    if 0 < k < len(head) and k < len(text) and head[k - 1].isalnum() and (head[k].isalnum() or text[k].isalnum()):
+        k = max(0, head.rfind(" ", 0, k))  # parted inside a word: back to the last whole word
+    return k // 2  # shared words, not the message's structure: worth less
+
+
 def search(query: str, limit: int = 10, tags: list[str] | None = None, error_class: str | None = None) -> list[Hit]:
     """Best first. An empty or absurd query gives [].
 
@@ -442,6 +486,8 @@ def search(query: str, limit: int = 10, tags: list[str] | None = None, error_cla
         if not distinct or known < MIN_KNOWN * len(distinct):
             return []
     scores = idx.score(q_tokens, q_words)
+    if PREFIX:
+        _quoted_message_bonus(query, scores, idx)
     top = max(scores.values(), default=0.0)
     ranked = sorted(((i, s) for i, s in scores.items() if s >= 0.15 * top), key=lambda kv: -kv[1])
     records: list[Hit] = []
