@@ -402,6 +402,7 @@ def _looks_like_error(query: str) -> bool:
 
 
 PREFIX = 0.4  # a record whose message the query quotes from its start: score times 1 + PREFIX (scaled by length)
+QUOTE_CANDIDATES = 30  # the best-scored records checked for a quoted message start
 _CLASS_PREFIX = re.compile(r"^\s*(?:[A-Za-z_][\w.]*\.)?[A-Za-z_]\w*(?:Error|Exception)\s*:\s*")
 
 
@@ -416,10 +417,9 @@ def _quoted_message_bonus(query: str, scores: dict[int, float], idx: Index) -> N
     if len(text) < 12:
         return
     best = max(scores.values(), default=0.0)
-    for i in list(scores):
+    records = [i for i in scores if idx.docs[i].kind == "record" and scores[i] >= 0.15 * best]
+    for i in sorted(records, key=lambda i: -scores[i])[:QUOTE_CANDIDATES]:
         d = idx.docs[i]
-        if d.kind != "record" or scores[i] < 0.15 * best:
-            continue
         rec = find(d.id)
         if rec is None:
             continue
