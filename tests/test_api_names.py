@@ -57,6 +57,10 @@ def test_note_for_message(message, installed, expected):
     assert note is not None and expected in note
 
 
+def test_no_note_for_a_release_newer_than_the_index():
+    assert api_names.note_for("module 'jax' has no attribute 'shard_map'", "99.0.0") is None
+
+
 @pytest.mark.parametrize("message", ["module 'jax' has no attribute 'vamp'", "module 'numpy' has no attribute 'shard_map'",
                                      "module 'jax' has no attribute 'jit'", "division by zero"])
 def test_no_note_when_the_index_says_nothing(message):

@@ -160,6 +160,8 @@ class NameFate:
             return None
         start, end = self.releases[0], self.releases[-1]
         key = version_key(installed) if installed else None
+        if key is not None and key > version_key(self.last):
+            return None  # a release newer than the index: it may have dropped the name since
         if end == self.last and start != self.first:
             if key is not None and key < version_key(start):
                 return (f"{dotted} is new in JAX {start}; the installed JAX {installed} is older. The code "
