@@ -21,6 +21,7 @@ from jaxerrs.evidence import (
     from_exception,
     from_text,
 )
+from jaxerrs.kb import records as records_mod
 from jaxerrs.kb.records import Record, _in_range, all_records, installed_jax, requirement_met
 
 # Names one class goes by across JAX versions.
@@ -73,6 +74,24 @@ class _RecordHit:
     text: str = ""  # the pattern that matched
 
 
+@lru_cache(maxsize=32)
+def _pattern_hits(message: str, _generation: int) -> tuple[tuple[Record, templates.Match, str], ...]:
+    """Each record one of whose patterns is in ``message``, with its best match (the most literal text).
+    One diagnosis asks twice (before and after the raise site is settled); ``_generation`` is the
+    loaded record set's, so a reload is not served stale results."""
+    out = []
+    for rec in all_records().values():
+        best: templates.Match | None = None
+        best_text = ""
+        for p in rec.all_patterns:
+            m = templates.match(p, message)
+            if m and (best is None or m.literal > best.literal):
+                best, best_text = m, p
+        if best is not None:
+            out.append((rec, best, best_text))
+    return tuple(out)
+
+
 def _record_hits(ev: Evidence, site: SiteRef | None, classes: set[str], eco: str | None = None) -> list[_RecordHit]:
     hits = []
     message = ev.match_text
@@ -80,7 +99,8 @@ def _record_hits(ev: Evidence, site: SiteRef | None, classes: set[str], eco: str
     # reverse. A JAX-specific record class is compatible with a builtin class named in text.
     loose = ev.source == "text" and len(classes) == 1 and next(iter(classes)) in _builtin_names()
     version = installed_jax() if ev.source == "live" else None
-    for rec in all_records().values():
+    all_records()
+    for rec, best, best_text in _pattern_hits(message, records_mod.GENERATION):
         # A live error comes from this machine: a record about a library it lacks, or about other JAX
         # releases (``jax_versions``), cannot be the answer. Pasted text may come from anywhere.
         if ev.source == "live" and ((rec.requires and not requirement_met(rec.requires))
@@ -88,12 +108,6 @@ def _record_hits(ev: Evidence, site: SiteRef | None, classes: set[str], eco: str
             continue
         cls_ok = _canon(rec.class_name) in classes or (loose and rec.class_name not in _builtin_names())
         site_ok = site is not None and any(s.path == site.path and s.function == site.function for s in rec.sites)
-        best: templates.Match | None = None
-        best_text = ""
-        for p in rec.all_patterns:
-            m = templates.match(p, message)
-            if m and (best is None or m.literal > best.literal):
-                best, best_text = m, p
         if best is not None:
             # Longer literal text matched = a more specific record.
             specificity = min(1.0, best.literal / 60)

@@ -96,11 +96,22 @@ def match(template: str, message: str) -> Match | None:
     if found is None and template.endswith(".") and not template.endswith("..") and len(template) > 1 \
             and not message.rstrip().endswith("."):
         short = template[:-1]
-        last_literal, last_hole = parts(short)[-1] if parts(short) else ("", None)
+        if not all(req in _prepared(message)[1] for req in _required(short)):
+            return None  # the cheap test first: most templates are nowhere near the message
+        last_literal, last_hole = _last_part(short)
         # Only where the message ends: "immutable; perhaps …" is other words, not a full stop left out.
         if last_hole is not None or normalise(message).rstrip().endswith(normalise(last_literal).rstrip()):
             found = _match(short, message)
     return found
+
+
+@lru_cache(maxsize=8192)
+def _last_part(template: str) -> tuple[str, str | None]:
+    try:
+        items = parts(template)
+    except ValueError:
+        return "", None
+    return items[-1] if items else ("", None)
 
 
 def _match(template: str, message: str) -> Match | None:

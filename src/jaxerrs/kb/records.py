@@ -398,6 +398,7 @@ def requirement_met(requires: str) -> bool:
     return _in_range(version, spec)
 
 
+@lru_cache(maxsize=4096)  # asked for every record on every diagnosis: a few distinct pairs
 def _in_range(version: str, spec: str) -> bool:
     try:
         from packaging.specifiers import SpecifierSet
@@ -538,6 +539,9 @@ _ALL: dict[str, Record] | None = None
 PROBLEMS: list[str] = []
 
 
+GENERATION = 0  # counts loads of the record set: caches keyed on it never serve an older set
+
+
 def all_records(reload: bool = False) -> dict[str, Record]:
     """Built-in records, then those imported from ``JAXERRS_KB_PATH`` (files or folders)."""
     global _ALL
@@ -558,6 +562,8 @@ def all_records(reload: bool = False) -> dict[str, Record]:
                     records[rec.id] = rec
     _check_related(records)
     _ALL = records
+    global GENERATION
+    GENERATION += 1
     return records
 
 
