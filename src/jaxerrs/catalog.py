@@ -153,12 +153,11 @@ def _group(sites: list[Site], key: Callable[[Site], str]) -> dict[str, list[Site
 
 
 def read_excerpt(path: Path, line: int, end_line: int, context: int = 3) -> str:
-    try:
-        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError:
-        return ""
+    import linecache
+
+    lines = linecache.getlines(str(path))  # cached per file, as tracebacks do
     lo, hi = max(0, line - 1 - context), min(len(lines), end_line + context)
-    return "\n".join(lines[lo:hi])
+    return "\n".join(ln.rstrip("\r\n") for ln in lines[lo:hi])
 
 
 # --------------------------------------------------------------------------- extraction

@@ -79,17 +79,27 @@ def _pattern_hits(message: str, _generation: int) -> tuple[tuple[Record, templat
     """Each record one of whose patterns is in ``message``, with its best match (the most literal text).
     One diagnosis asks twice (before and after the raise site is settled); ``_generation`` is the
     loaded record set's, so a reload is not served stale results."""
+    squeezed = templates.squeezed(message)
     out = []
-    for rec in all_records().values():
+    for rec, keyed in _keyed_patterns(_generation):
         best: templates.Match | None = None
         best_text = ""
-        for p in rec.all_patterns:
+        for key, p in keyed:
+            if key not in squeezed:
+                continue  # its longest literal run is not in the message: it cannot match
             m = templates.match(p, message)
             if m and (best is None or m.literal > best.literal):
                 best, best_text = m, p
         if best is not None:
             out.append((rec, best, best_text))
     return tuple(out)
+
+
+@lru_cache(maxsize=2)
+def _keyed_patterns(_generation: int) -> tuple[tuple[Record, tuple[tuple[str, str], ...]], ...]:
+    """Each record's patterns with their longest literal run (spaces removed), the quick test before a match."""
+    return tuple((rec, tuple((templates.key_literal(p), p) for p in rec.all_patterns))
+                 for rec in all_records().values())
 
 
 def _record_hits(ev: Evidence, site: SiteRef | None, classes: set[str], eco: str | None = None) -> list[_RecordHit]:

@@ -80,6 +80,18 @@ def _required(template: str) -> tuple[str, ...]:
     return tuple(x for x in (lit.replace(" ", "") for lit in literals(template)) if x)
 
 
+def key_literal(template: str) -> str:
+    """The template's longest literal run without spaces ("" when it has none): a message it matches holds it.
+    A final full stop is left off, since a message quoted without it still matches."""
+    runs = _required(template[:-1] if template.endswith(".") and not template.endswith("..") else template)
+    return max(runs, key=len) if runs else ""
+
+
+def squeezed(message: str) -> str:
+    """The message normalised, without spaces: what ``key_literal`` runs are looked for in."""
+    return _prepared(message)[1]
+
+
 @lru_cache(maxsize=64)
 def _prepared(message: str) -> tuple[str, str]:
     """(normalised message, the same without spaces); one message is matched against many templates."""
