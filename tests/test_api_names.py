@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from IPython.core.interactiveshell import InteractiveShell
 from IPython.utils.capture import capture_output
 
 from jaxerrs import api_names
@@ -82,8 +81,8 @@ def test_pasted_newer_name_is_said_to_be_newer():
     assert d.is_jax and any("exists from JAX 0.6.1 on" in n for n in d.notes)
 
 
-def test_panel_shows_the_note_in_a_real_shell():
-    ip = InteractiveShell.instance()
+def test_panel_shows_the_note_in_a_real_shell(shell):
+    ip = shell
     ip.run_line_magic("load_ext", "jaxerrs")
     with capture_output() as cap:
         ip.run_cell("import jax\njax.tree_map(lambda x: x, [1])")
