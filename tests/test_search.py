@@ -205,3 +205,13 @@ def test_widget_has_class_and_html_fallback():
     empty = search_mod.SearchResults("banana", []).widget()
     assert "jaxerrs-search" in empty._dom_classes
     assert "Nothing found" in empty._repr_mimebundle_()["text/html"]
+
+
+def test_frequency_file_names_records():
+    """kb/frequency.txt (the popularity prior) names existing records with positive counts."""
+    from jaxerrs.kb.records import all_records
+
+    freq = search_mod.frequency()
+    assert len(freq) >= 40
+    assert set(freq) <= set(all_records()), set(freq) - set(all_records())
+    assert all(n > 0 for n in freq.values())

@@ -411,7 +411,6 @@ def _quoted_message_bonus(query: str, scores: dict[int, float], idx: Index) -> N
     broadcasting error"): a record whose pattern starts with that much of the quote, holes filled in,
     is the one about it."""
     from jaxerrs.kb.records import find
-    from jaxerrs.matcher import _prefix_literal
 
     text = _CLASS_PREFIX.sub("", query.strip().splitlines()[0] if query.strip() else "").lower()
     if len(text) < 12:
@@ -423,15 +422,17 @@ def _quoted_message_bonus(query: str, scores: dict[int, float], idx: Index) -> N
         rec = find(d.id)
         if rec is None:
             continue
-        n = max((_quoted_start(p.lower(), text, _prefix_literal) for p in rec.all_patterns), default=0)
+        n = max((_quoted_start(p.lower(), text) for p in rec.all_patterns), default=0)
         if n >= 12:
             scores[i] *= 1 + PREFIX * min(1.0, n / 40)
 
 
-def _quoted_start(pattern: str, text: str, prefix_literal: Any) -> int:
+def _quoted_start(pattern: str, text: str) -> int:
     """Characters of ``pattern``'s words that ``text`` spells from its start: all of them when the text is a
     start of the pattern (holes filled), else half of the words the two share before they part."""
-    n = prefix_literal(pattern, text)
+    from jaxerrs.matcher import _prefix_literal
+
+    n = _prefix_literal(pattern, text)
     if n:
         return n
     head = pattern.split("{", 1)[0]
