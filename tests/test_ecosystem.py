@@ -10,6 +10,7 @@ import traceback
 
 import pytest
 from tests.conftest import run
+from tests.ecosystem_cells import NNX_MLP
 
 import jaxerrs
 from jaxerrs.extension import get_state
@@ -34,26 +35,9 @@ def _cell(shell, code: str):
 # ---------------------------------------------------------------------------- the four cases of the issue
 
 
-NNX_CELL = """
-import jax.numpy as jnp
-from flax import nnx
-
-class MLP(nnx.Module):
-    def __init__(self, rngs):
-        self.l1 = nnx.Linear(3, 8, rngs=rngs)
-        self.l2 = nnx.Linear(4, 2, rngs=rngs)
-
-    def __call__(self, x):
-        h = self.l1(x)
-        return self.l2(h)
-
-MLP(nnx.Rngs(0))(jnp.ones((1, 3)))
-"""
-
-
 def test_nnx_wrong_in_features_points_at_the_users_line(shell):
     pytest.importorskip("flax.nnx")
-    cap, _, d = _cell(shell, NNX_CELL)
+    cap, _, d = _cell(shell, NNX_MLP)
     assert d is not None and d.is_jax
     assert d.ecosystem == "flax"
     uf = d.to_dict()["user_frame"]
@@ -68,7 +52,7 @@ def test_nnx_wrong_in_features_points_at_the_users_line(shell):
 def test_the_panel_names_the_layer_whose_input_size_disagrees(shell):
     """Read from the frames' locals: the layer's attribute name, what it expects, what it got, who gives that."""
     pytest.importorskip("flax.nnx")
-    cap, _, d = _cell(shell, NNX_CELL)
+    cap, _, d = _cell(shell, NNX_MLP)
     note = "`self.l2` (Linear) expects 4 input features (in_features=4); the input it was called with has 8"
     assert any(n.startswith(note) for n in d.notes), d.notes
     assert "`l1` has out_features=8." in d.notes[0]

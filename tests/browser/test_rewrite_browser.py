@@ -9,6 +9,7 @@ import re
 
 import pytest
 from jxbrowser import choose_lab_dark_theme, have_jaxerrs_extension, shot, write_notebook
+from tests.ecosystem_cells import NNX_MLP
 
 pytestmark = pytest.mark.skipif(
     not have_jaxerrs_extension(), reason="jaxerrs.extension is not importable yet"
@@ -219,26 +220,11 @@ def test_rewrite_lab_light_and_dark_theme(driver, page, request):
         assert ratios["safety"] >= 3 and ratios["hunk"] >= 3, (theme, ratios)
 
 
-NNX_MODEL = """import jax.numpy as jnp
-from flax import nnx
-
-class MLP(nnx.Module):
-    def __init__(self, rngs):
-        self.l1 = nnx.Linear(3, 8, rngs=rngs)
-        self.l2 = nnx.Linear(4, 2, rngs=rngs)
-
-    def __call__(self, x):
-        h = self.l1(x)
-        return self.l2(h)
-
-MLP(nnx.Rngs(0))(jnp.ones((1, 3)))"""
-
-
 @pytest.mark.parametrize("frontend", ["lab"], indirect=True)
 def test_flax_error_panel_in_lab_points_at_the_users_line(driver, page):
     """A Flax NNX model's shape error: the Flax record, the layer named, "In your code" on the user's line."""
     pytest.importorskip("flax.nnx")
-    _open(driver, "flax", [("cell-load", LOAD), ("cell-flax", NNX_MODEL)])
+    _open(driver, "flax", [("cell-load", LOAD), ("cell-flax", NNX_MLP)])
     driver.run(1, timeout=120_000)
     panel = driver.cell(1).locator(".jaxerrs-panel").first
     panel.wait_for(timeout=120_000)
