@@ -532,11 +532,12 @@ def _name_note(ev: Evidence) -> str | None:
         return None
     from jaxerrs import api_names
 
-    release: str | None = _installed_jax() or None
-    if ev.source == "text":
+    if ev.source == "text":  # pasted: the release the text shows, if any, not the installed one
         from jaxerrs.history import release_from_text
 
         release = release_from_text(ev.text) if ev.text else None
+    else:
+        release = _installed_jax() or None
     return api_names.note_for(ev.match_text, release)
 
 

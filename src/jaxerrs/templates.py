@@ -108,7 +108,7 @@ def match(template: str, message: str) -> Match | None:
     if found is None and template.endswith(".") and not template.endswith("..") and len(template) > 1 \
             and not message.rstrip().endswith("."):
         short = template[:-1]
-        if not all(req in _prepared(message)[1] for req in _required(short)):
+        if not all(req in squeezed(message) for req in _required(short)):
             return None  # the cheap test first: most templates are nowhere near the message
         last_literal, last_hole = _last_part(short)
         # Only where the message ends: "immutable; perhaps …" is other words, not a full stop left out.
