@@ -1,7 +1,7 @@
 """Open acceptance set: JAX's own documentation notebooks, executed with jaxerrs loaded.
 
 The notebooks live in shared/jax-docs-notebooks beside the clone (test data, not ours: see the README
-there). Each is copied in memory, `%load_ext jaxerrs` is put in front, and it is executed with nbclient
+there), or wherever the environment variable JAXERRS_DOCS_NOTEBOOKS points. Each is copied in memory, `%load_ext jaxerrs` is put in front, and it is executed with nbclient
 in its own kernel. For every cell the manifest lists as raising we check the error output is there and
 then, after it, either the panel for the curated record that truly explains that error (JAX errors) or
 no panel at all (plain Python / NumPy errors). Cells that do not raise must not get a panel.
@@ -10,6 +10,7 @@ no panel at all (plain Python / NumPy errors). Cells that do not raise must not 
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import nbformat
@@ -25,11 +26,20 @@ from notebook_support import (
     with_extension_loaded,
 )
 
-DOCS = Path(__file__).resolve().parents[1].parent / "shared" / "jax-docs-notebooks"
+BESIDE_THE_CLONE = Path(__file__).resolve().parents[1].parent / "shared" / "jax-docs-notebooks"
+DOCS = Path(os.environ.get("JAXERRS_DOCS_NOTEBOOKS") or BESIDE_THE_CLONE).expanduser()
 MANIFEST = DOCS / "manifest.json"
-SKIP_REASON = (
-    f"JAX docs notebooks not found at {DOCS} (the shared/ test data folder must sit beside the clone)"
-)
+if os.environ.get("JAXERRS_DOCS_NOTEBOOKS"):
+    SKIP_REASON = (
+        f"JAX docs notebooks not found: JAXERRS_DOCS_NOTEBOOKS={os.environ['JAXERRS_DOCS_NOTEBOOKS']} holds "
+        "no manifest.json; point it at the jax-docs-notebooks folder (manifest.json and the notebooks)"
+    )
+else:
+    SKIP_REASON = (
+        f"JAX docs notebooks not found at {DOCS}: put the jax-docs-notebooks folder (manifest.json and the "
+        "notebooks) there, i.e. ../shared/jax-docs-notebooks from the clone, or set "
+        "JAXERRS_DOCS_NOTEBOOKS=/path/to/jax-docs-notebooks"
+    )
 CELL_TIMEOUT = 120
 WORKERS = 2
 
