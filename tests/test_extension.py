@@ -87,6 +87,51 @@ def test_off_on_status_and_cell_magic(shell):
     assert "── jaxerrs" in cap.stdout
 
 
+def test_cell_magic_labels_the_cell_with_its_own_count(shell):
+    """%%jaxerr runs its body in a nested run_cell; IPython >= 9.8 has already advanced execution_count when a
+    cell starts, so the body was named after the next cell (cell [7] showed "Cell In[8]")."""
+    import re
+
+    from IPython.utils.capture import capture_output
+
+    from jaxerrs.extension import get_state
+    from jaxerrs.views import frame_label
+
+    shell.run_line_magic("load_ext", "jaxerrs")
+    shell.run_cell("import jax", store_history=True)
+    count = shell.execution_count
+    with capture_output() as cap:
+        result = shell.run_cell("%%jaxerr\njax.jit(lambda x: x if x > 0 else -x)(1.0)", store_history=True)
+    assert result.execution_count == count and shell.execution_count == count + 1
+    out = cap.stdout
+    panel_at = out.index("── jaxerrs: TracerBoolConversionError")
+    in_traceback, in_panel = re.findall(r"In\[(\d+)\]", out[:panel_at]), re.findall(r"In\[(\d+)\]", out[panel_at:])
+    assert in_traceback and set(in_traceback) == {str(count)}, out[:panel_at]
+    assert in_panel and set(in_panel) == {str(count)}, out[panel_at:]
+    assert frame_label(get_state(shell).last.evidence.user_frame).startswith(f"Cell In[{count}]")
+
+
+def test_cell_magic_without_error_or_with_a_non_jax_error_is_unchanged(shell):
+    import re
+
+    from IPython.utils.capture import capture_output
+
+    shell.run_line_magic("load_ext", "jaxerrs")
+    count = shell.execution_count
+    with capture_output() as cap:
+        result = shell.run_cell("%%jaxerr\nx = 41\nx + 1", store_history=True)
+    assert result.success and result.execution_count == count and shell.execution_count == count + 1
+    assert cap.stdout == f"Out[{count}]: 42\n" and shell.user_ns[f"_{count}"] == 42
+    with capture_output() as plain:
+        shell.run_cell("1/0", store_history=True)
+    with capture_output() as cap:
+        shell.run_cell("%%jaxerr\n1/0", store_history=True)
+    assert "── jaxerrs" not in cap.stdout + cap.stderr
+    assert re.findall(r"Cell In\[(\d+)\]", plain.stdout) == [str(count + 1)]
+    assert re.findall(r"Cell In\[(\d+)\]", cap.stdout) == [str(count + 2)]
+    assert cap.stdout.replace(f"In[{count + 2}]", "In[N]") == plain.stdout.replace(f"In[{count + 1}]", "In[N]")
+
+
 def test_last_show_fix_and_help(shell):
     shell.run_line_magic("load_ext", "jaxerrs")
     cap, _ = run(shell, "%jaxerr")

@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import argparse
 import shlex
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from IPython.core.error import UsageError
 from IPython.core.magic import Magics, line_cell_magic, magics_class
 from IPython.core.magic_arguments import MagicArgumentParser, argument, magic_arguments, parse_argstring
 
 from jaxerrs.extension import State, in_kernel, show
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 
 class _HelpShown(Exception):
@@ -164,8 +167,49 @@ class JaxerrMagics(Magics):
         print(f"jaxerrs: panels {on}; {self.state.failures} error(s) could not be explained this session.")
 
     def _run_cell(self, cell: str) -> None:
+        shell = self.shell
+        outer = getattr(shell.displayhook, "exec_result", None)  # the result of the cell that holds %%jaxerr
+        undo = _cache_code_as(shell, _running_cell_count(shell))
         self.state.force += 1
         try:
-            self.shell.run_cell(cell, store_history=False)
+            shell.run_cell(cell, store_history=False)
         finally:
             self.state.force -= 1
+            undo()
+            if outer is not None:  # run_cell set it to None; the rest of the cell is still the outer one's
+                shell.displayhook.exec_result = outer
+
+
+def _running_cell_count(shell: Any) -> int:
+    """The execution count of the cell that holds ``%%jaxerr`` (the number its prompt shows).
+
+    The nested ``run_cell`` names its code after ``shell.execution_count``. IPython 9.8 and later advance
+    that counter when a cell starts (before, at its end), so during cell [7] it already says 8 and the
+    traceback would read ``Cell In[8]``. The ExecutionResult IPython gives the displayhook for the running
+    cell carries the cell's own count in every version.
+    """
+    result = getattr(shell.displayhook, "exec_result", None)
+    count = getattr(result, "execution_count", None)
+    return count if isinstance(count, int) else shell.execution_count
+
+
+def _cache_code_as(shell: Any, count: int) -> Callable[[], None]:
+    """Until the returned undo, the shell's compiler names cached code after ``count``: ``Cell In[count]``."""
+    compiler = shell.compile
+    if count == shell.execution_count:  # IPython before 9.8, or a cell run without history: already right
+        return lambda: None
+    had_own = "cache" in vars(compiler)  # someone's instance attribute: wrapped, then put back
+    previous = compiler.cache
+
+    def cache_as_this_cell(transformed_code: str, number: int = 0, raw_code: str | None = None) -> str:
+        return previous(transformed_code, count, raw_code)
+
+    compiler.cache = cache_as_this_cell
+
+    def undo() -> None:
+        if had_own:
+            compiler.cache = previous
+        else:
+            del compiler.cache
+
+    return undo
