@@ -75,40 +75,43 @@ def _panel_for(shell, cell: str):
     return jaxerrs.diagnose(exc), Panel
 
 
-def test_widget_panel_with_the_rewrite(shell):
+def test_panel_bundle_carries_the_rewrite(shell):
     d, Panel = _panel_for(shell, SETITEM)
     panel = Panel(d, cell_id="c-1")
-    assert panel.rewrite_thread is None  # the rules were loaded: computed at once
-    assert panel._actions.code.startswith("# jaxerrs: ") and ".at[1].add(2.5)" in panel._actions.code
-    assert "Your cell, fixed" in panel._main.value and "jaxerrs-diff-add" in panel._main.value
-    assert "Example fix" in panel._more.value  # collapsed, below
     bundle = panel._repr_mimebundle_()
-    assert "jaxerrs-fixed-cell" in bundle["text/html"] and "Your cell, fixed (safe)" in bundle["text/plain"]
+    data = bundle["application/vnd.jaxerrs.panel+json"]
+    assert data["fix_kind"] == "rewrite" and data["cell_id"] == "c-1" and data["record"] == d.record.id
+    assert data["fix"].startswith("# jaxerrs: ") and ".at[1].add(2.5)" in data["fix"]
+    html = bundle["text/html"]
+    assert "Your cell, fixed" in html and "jaxerrs-diff-add" in html
+    assert "Example fix" in html  # collapsed, below
+    # The buttons carry the same fixed cell, escaped, and the script that wires them names only the panel's id.
+    assert f'data-jaxerrs-uid="{panel.uid}"' in html and f'wireInline("{panel.uid}")' in html
+    assert "jaxerrs-fixed-cell" in html and "Your cell, fixed (safe)" in bundle["text/plain"]
+    assert "application/vnd.jupyter.widget-view+json" not in bundle  # nothing that needs a live kernel to show
 
 
-def test_widget_panel_updates_when_the_rewrite_is_ready(shell, monkeypatch):
+def test_panel_waits_for_the_rewrite(shell, monkeypatch):
+    """A rewrite still being computed (LibCST loading on a busy machine) delays the panel; it never races Insert."""
     d, Panel = _panel_for(shell, SETITEM)
     started, release = threading.Event(), threading.Event()
     original = type(d).rewrite
 
     def slow(self):
         started.set()
-        release.wait(30)  # a rewrite that is not ready yet
+        release.wait(30)
         return original.fget(self)
 
-    import jaxerrs.panel
-
-    monkeypatch.setattr(jaxerrs.panel, "rules_loaded", lambda: False)  # as before the warm-up loaded LibCST
     monkeypatch.setattr(type(d), "rewrite", property(slow))
-    panel = Panel(d)
-    assert panel.rewrite_thread is not None
-    assert "Your cell, fixed" not in panel._main.value  # shown at once, without waiting
-    assert "Your cell, fixed" not in panel._repr_mimebundle_()["text/html"]
+    made: list = []
+    t = threading.Thread(target=lambda: made.append(Panel(d)))
+    t.start()
+    assert started.wait(30)
+    assert not made  # not shown before the rewrite is known
     release.set()
-    panel.rewrite_thread.join(30)
-    assert started.is_set()
-    assert "Your cell, fixed" in panel._main.value and ".at[1].add(2.5)" in panel._actions.code
-    assert panel._actions in panel.children
+    t.join(30)
+    data = made[0].data()
+    assert data["fix_kind"] == "rewrite" and ".at[1].add(2.5)" in data["fix"]
 
 
 def test_rewrite_html_escapes_the_users_code():

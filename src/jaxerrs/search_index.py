@@ -554,7 +554,7 @@ class SearchResults:
             b.on_click(lambda _b, h=h: self._open(h, out))
             rows.append(widgets.HBox([b, widgets.HTML(f"{html.escape(h.title)} <small>({h.kind})</small>")]))
         rows.append(out)
-        from jaxerrs.panel import SearchBox
+        from jaxerrs.search_box import SearchBox
 
         box = SearchBox(rows, self.html(), self.text())
         box.add_class("jaxerrs-search")

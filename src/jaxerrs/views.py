@@ -368,26 +368,56 @@ def more_html(v: PanelView) -> str:
 def related_html(v: PanelView) -> str:
     if not v.related:
         return ""
-    items = "".join(f"<li><code>{html.escape(rid)}</code>: {_span(t)}</li>" for rid, t in v.related)
-    return _details("Related errors", f"<ul>{items}</ul><p>Open one with <code>%jaxerr show ID</code>.</p>")
+    from jaxerrs.kb.records import all_records
+
+    records = all_records()
+    items = []
+    for rid, title in v.related:  # each opens in place, in any frontend and in a saved notebook
+        rec = records[rid]
+        first = f"<h5>Solution</h5>{_li(rec.solutions[:1], True)}" if rec.solutions else ""
+        items.append(f'<details class="jaxerrs-related"><summary><code>{html.escape(rid)}</code>: {_span(title)}'
+                     f"</summary>{_inline(rec.explanation)}{first}<p>Its whole panel: "
+                     f"<code>%jaxerr show {html.escape(rid)}</code></p></details>")
+    return _details("Related errors", "".join(items))
 
 
-def render_html(d: Diagnosis, with_rewrite: bool = True) -> str:
-    """Static HTML panel (nbconvert, GitHub, `jaxerrs explain --format html`)."""
+ACTIONS_JS = (Path(__file__).parent / "static" / "panel_actions.js").read_text(encoding="utf-8")
+STATIC_HINT = ("Insert and Copy work in a notebook with jaxerrs installed; here, select the code above to copy "
+               "it, or run %jaxerr fix in IPython.")
+
+
+def actions_html(v: PanelView) -> str:
+    """The Insert / Copy buttons for the fix shown just above, and that fix as the buttons carry it.
+
+    The buttons start disabled, with a line that says why: a frontend that runs the panel's script (or
+    the JupyterLab extension) enables them and clears it; GitHub, nbviewer and untrusted notebooks keep it."""
+    code = v.rewrite.insertable() if v.rewrite is not None else v.fix_after
+    if not code:
+        return ""
+    what = "your cell, fixed" if v.rewrite is not None else "the example fix"
+    return ('<div class="jaxerrs-actions">'
+            f'<button class="jaxerrs-insert" type="button" disabled title="Insert {what} as a new code cell '
+            'below the failing cell">Insert as new cell</button>'
+            f'<button class="jaxerrs-copy" type="button" disabled title="Copy {what} to the clipboard">Copy</button>'
+            f'<span class="jaxerrs-fix-status" role="status" aria-live="polite">{html.escape(STATIC_HINT)}</span>'
+            f'</div><pre class="jaxerrs-fixed-cell" hidden>{html.escape(code)}</pre>')
+
+
+def render_html(d: Diagnosis, with_rewrite: bool = True, uid: str | None = None) -> str:
+    """Static HTML panel (nbconvert, GitHub, `jaxerrs explain --format html`).
+
+    With ``uid`` (the notebook panel, ``jaxerrs.panel``) it also carries the script that wires its buttons
+    where a frontend runs a trusted output's scripts; ``uid`` (hex) is all the script says of this panel."""
     v = build(d, with_rewrite)
-    copy = ""
-    if v.rewrite is not None or v.fix_after:
-        target = ".jaxerrs-fixed-cell" if v.rewrite is not None else ".jaxerrs-after"
-        hidden = (f'<pre class="jaxerrs-fixed-cell" hidden>{html.escape(v.rewrite.insertable())}</pre>'
-                  if v.rewrite is not None else "")
-        copy = ('<div class="jaxerrs-actions"><button class="jaxerrs-copy" type="button" '
-                'onclick="navigator.clipboard &amp;&amp; navigator.clipboard.writeText('
-                f"this.closest('.jaxerrs-panel').querySelector('{target}').textContent)\">Copy</button>"
-                '<span class="jaxerrs-hint">or run <code>%jaxerr fix</code> to put the fix in the next cell</span>'
-                f"</div>{hidden}")
     rid = html.escape(v.record_id or "", quote=True)
-    return (f'<div class="jaxerrs-panel" data-record="{rid}"><style>{CSS}</style>{header_html(v)}{body_html(v)}{copy}'
-            f"{more_html(v)}{related_html(v)}</div>")
+    script, tag = "", ""
+    if uid is not None:
+        if not re.fullmatch(r"[0-9a-f]{8,64}", uid):
+            raise ValueError(f"panel uid must be hex, not {uid!r}")
+        tag = f' data-jaxerrs-uid="{uid}"'
+        script = f'<script>{ACTIONS_JS}\njaxerrsPanelActions.wireInline("{uid}");</script>'
+    return (f'<div class="jaxerrs-panel" data-record="{rid}"{tag}><style>{CSS}</style>{header_html(v)}'
+            f"{body_html(v)}{actions_html(v)}{more_html(v)}{related_html(v)}{script}</div>")
 
 
 # ------------------------------------------------------------------------------------------ text

@@ -42,17 +42,15 @@ def _open(driver, name, cells):
 
 
 def _run_failing(driver, index, nth=0, timeout=90_000):
-    """Run cell `index` and wait for its panel's diff (the rewrite may arrive after the panel).
+    """Run cell `index` and wait for its panel, which shows whole, the diff in it, from the first moment
+    (the tests click Insert at once: it must insert the fixed cell, never the example).
 
     Returns the panel locator and the cell's execution count. The locator picks the `nth` panel
     of the notebook, so that it keeps pointing at this panel when cells are inserted above it."""
     driver.run(index, timeout=timeout)
     driver.cell(index).locator(".jaxerrs-panel").first.wait_for(timeout=timeout)
     panel = driver.page.locator(".jaxerrs-panel").nth(nth)
-    panel.locator(".jaxerrs-rewrite pre.jaxerrs-diff").wait_for(timeout=timeout)
-    # The widget gets the fixed cell (`FixActions.code`) in a message right after the diff's HTML:
-    # give it a moment before clicking, as a user would take anyway.
-    driver.page.wait_for_timeout(300)
+    assert panel.locator(".jaxerrs-rewrite pre.jaxerrs-diff").count() == 1
     count = driver.page.evaluate(PROMPT, [driver.cell_selector, index])
     assert isinstance(count, int), driver.cell(index).inner_text()
     return panel, count
