@@ -32,5 +32,12 @@ for ext in jupyter-js-widgets/extension anywidget/extension; do
         exit 1
     fi
 done
+# 4. JupyterLab 4 / Notebook 7 render panels with jaxerrs' prebuilt extension (built by pip install).
+labs="$("$PYTHON" -m jupyter labextension list 2>&1)"
+if ! grep -Eq "jaxerrs v[0-9.]+.*enabled.*OK" <<<"$(sed 's/\x1b\[[0-9;]*m//g' <<<"$labs")"; then
+    echo "$labs" >&2
+    echo "browser-setup: the jaxerrs lab extension is not installed and enabled (pip install -e . builds it)" >&2
+    exit 1
+fi
 "$PYTHON" -c "import playwright.sync_api" || { echo "browser-setup: playwright (python) missing" >&2; exit 1; }
 /usr/bin/chromium --version 2>/dev/null
