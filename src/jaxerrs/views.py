@@ -1,7 +1,7 @@
 """One view model of a Diagnosis, rendered as static HTML and as text (the widget reuses the HTML).
 
-Every string that comes from an error or a record is escaped here, in one place: ``_inline``
-escapes first and only then turns backticks into ``<code>``.
+Every string that comes from an error or a record is escaped: record prose is CommonMark rendered
+with raw HTML off (``jaxerrs.prose``), everything else goes through ``html.escape``.
 """
 
 from __future__ import annotations
@@ -203,24 +203,18 @@ def site_diagnosis(key: str) -> Diagnosis:
 
 # ------------------------------------------------------------------------------------------ HTML
 
-_TICKS = re.compile(r"`([^`\n]+)`")
-
-
-_EMPH = re.compile(r"(?<![\w*])\*([^*\s][^*\n]*?)\*(?![\w*])")
-
-
 def _span(text: str) -> str:
-    """Escape, then render `code` spans and *emphasis* (outside code)."""
-    parts = _TICKS.split(html.escape(text, quote=True))
-    # split() alternates prose and code: odd indices are the insides of backticks.
-    return "".join(f"<code>{p}</code>" if i % 2 else _EMPH.sub(r"<em>\1</em>", p) for i, p in enumerate(parts))
+    """One line of record prose (a title, a summary) as escaped inline CommonMark: no ``<p>`` around it."""
+    from jaxerrs.prose import html_inline
+
+    return html_inline(text)
 
 
 def _inline(text: str) -> str:
-    """Escape, then render `code` spans and paragraphs."""
-    escaped = _span(text)
-    paras = [p.replace("\n", " ") for p in re.split(r"\n\s*\n", escaped.strip()) if p.strip()]
-    return "".join(f"<p>{p}</p>" for p in paras)
+    """Record prose as escaped CommonMark: a ``<p>`` per paragraph (lists and code blocks where written)."""
+    from jaxerrs.prose import html_block
+
+    return html_block(text)
 
 
 def _li(items: list[str], ordered: bool = False) -> str:
@@ -255,11 +249,16 @@ def _details(title: str, body: str, open_: bool = False) -> str:
             f"{body}</details>")
 
 
+def _title_html(v: PanelView) -> str:
+    """A record's title is prose; without a record the title is the message's first line, shown as is."""
+    return _span(v.title) if v.record_id else html.escape(v.title)
+
+
 def header_html(v: PanelView) -> str:
     return (
         '<div class="jaxerrs-header">'
         f'<span class="jaxerrs-class">{html.escape(v.error_class)}</span> '
-        f'<span class="jaxerrs-title">{_span(v.title)}</span>'
+        f'<span class="jaxerrs-title">{_title_html(v)}</span>'
         f'<span class="jaxerrs-how">jaxerrs · {html.escape(v.matched)}</span></div>'
     )
 
@@ -427,14 +426,26 @@ _C = {"bold": "\x1b[1m", "red": "\x1b[31m", "cyan": "\x1b[36m", "dim": "\x1b[2m"
 
 
 def render_text(d: Diagnosis, color: bool = False, compact: bool = False, with_rewrite: bool = True) -> str:
-    """Text panel for terminals and the CLI. ``compact`` keeps the header, your code, meaning, fix."""
+    """Text panel for terminals and the CLI. ``compact`` keeps the header, your code, meaning, fix.
+
+    Record prose is CommonMark rendered as plain text (``jaxerrs.prose``): paragraphs reflowed, code
+    spans in backticks."""
+    from jaxerrs.prose import text_inline, text_lines
+
     v = build(d, with_rewrite)
 
     def c(name: str, s: str) -> str:
         return f"{_C[name]}{s}{_C['reset']}" if color else s
 
-    lines = [c("bold", f"── jaxerrs: {v.error_class} ── ") + c("dim", v.matched), c("bold", v.title)]
-    lines += [f"! {n}" for n in v.notes]
+    def hint(text: str) -> str:
+        return c("dim", f"  ({text})") if text else ""
+
+    def items(texts: list[str], numbered: bool = False) -> list[str]:
+        return [ln for i, t in enumerate(texts, 1) for ln in text_lines(t, bullet=f"{i}. " if numbered else "- ")]
+
+    title = text_inline(v.title) if v.record_id else v.title
+    lines = [c("bold", f"── jaxerrs: {v.error_class} ── ") + c("dim", v.matched), c("bold", title)]
+    lines += [ln for n in v.notes for ln in text_lines(n, indent="", bullet="! ")]
     if not compact:
         lines += ["", c("cyan", "Message"), *("  " + ln for ln in v.message.splitlines()[:30])]
     if v.user_line:
@@ -443,34 +454,32 @@ def render_text(d: Diagnosis, color: bool = False, compact: bool = False, with_r
             lines.append(f"    {v.user_line.code}")
     for k, val in v.values.items():
         lines.append(f"  {k} = {val}")
-    lines += ["", c("cyan", "What it means"), *("  " + ln for ln in v.meaning.splitlines())]
+    lines += ["", c("cyan", "What it means"), *text_lines(v.meaning)]
     if v.solutions:
-        lines += ["", c("cyan", "Solutions")]
-        shown = v.solutions[:1] if compact else v.solutions
-        lines += [f"  {i}. {s}" for i, s in enumerate(shown, 1)]
+        lines += ["", c("cyan", "Solutions"), *items(v.solutions[:1] if compact else v.solutions, numbered=True)]
     if v.rewrite is not None:
         rw = v.rewrite
-        lines += ["", c("cyan", f"Your cell, fixed ({rw.safety})") + c("dim", "  (%jaxerr fix puts it in the next input)"),
-                  f"  {rw.summary}"]
+        lines += ["", c("cyan", f"Your cell, fixed ({rw.safety})") + hint("%jaxerr fix puts it in the next input"), *text_lines(rw.summary)]
         tones = {"add": "green", "del": "red"}
         lines += [c(tones.get(kind, "dim"), "  " + ln) for kind, ln in diff_lines(rw.diff)]
     if v.fix_after and (v.rewrite is None or not compact):
-        lines += ["", c("cyan", "Example fix") + c("dim", "" if v.rewrite is not None
-                                                    else "  (%jaxerr fix puts it in the next input)")]
+        lines += ["", c("cyan", "Example fix") + ("" if v.rewrite is not None else hint("%jaxerr fix puts it in the next input"))]
         if not compact:
             lines += ["  # before", *("  " + ln for ln in v.fix_before.splitlines()), "  # after"]
         lines += [c("green", "  " + ln) for ln in v.fix_after.splitlines()]
     if not compact:
         if v.triggers or v.situations:
-            lines += ["", c("cyan", "When it happens"), *(f"  - {t}" for t in v.triggers + v.situations)]
+            lines += ["", c("cyan", "When it happens"), *items(v.triggers + v.situations)]
         if v.defensive:
             lines += ["", c("cyan", "Defensive patterns")]
             for label, text in v.defensive:
-                lines += [f"  {label}:", *("    " + ln for ln in text.splitlines())]
+                body = (text_lines(text, indent="    ") if label == "Strategy"
+                        else ["    " + ln for ln in text.splitlines()])
+                lines += [f"  {label}:", *body]
         if v.prevention:
-            lines += ["", c("cyan", "Prevention"), *(f"  - {p}" for p in v.prevention)]
+            lines += ["", c("cyan", "Prevention"), *items(v.prevention)]
         if v.related:
-            lines += ["", c("cyan", "Related errors"), *(f"  - {rid}: {t}" for rid, t in v.related)]
+            lines += ["", c("cyan", "Related errors"), *(f"  - {rid}: {text_inline(t)}" for rid, t in v.related)]
     if v.site:
         lines += ["", c("dim", f"Raised at {v.site.path}:{v.site.line} in {v.site.function} ({v.site.release})"),
                   c("dim", v.site.url)]

@@ -1,0 +1,142 @@
+"""Record prose renders as written (CommonMark, escaped) in the HTML and text panels and in search results;
+kb check's prose check; the values' names; the CLI's wording; the diff's file names."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import subprocess
+import sys
+
+import pytest
+
+import jaxerrs
+from jaxerrs.diagnosis import Diagnosis
+from jaxerrs.evidence import Evidence
+from jaxerrs.kb.records import all_records, find
+from jaxerrs.prose import html_block, html_inline, problems, text_inline, text_lines
+from jaxerrs.views import record_diagnosis
+
+HOSTILE = '<img src=x onerror=window.__pwned=1><script>window.__pwned2=1</script>"\'&'
+
+
+def _record(**changes):
+    return dataclasses.replace(find("tracer-bool-conversion"), **changes)
+
+
+# ---------------------------------------------------------------------------------- A: rendering
+
+def test_tracer_bool_conversion_what_it_means_renders_as_written():
+    html = jaxerrs.render_html(record_diagnosis(find("tracer-bool-conversion")))
+    meaning = html[html.index("What it means"):html.index("</div>", html.index("What it means"))]
+    codes = re.findall(r"<code>(.*?)</code>", meaning, re.S)
+    assert "ValueError: The truth value of an array with more than one element is ambiguous" in codes
+    assert "jax.grad" in codes
+    assert not any("instead" in c for c in codes)
+    assert "`" not in meaning
+    assert "<em>tracers</em>" in meaning
+
+
+def test_a_code_span_across_a_line_break():
+    assert html_block("one `two\nthree` four") == "<p>one <code>two three</code> four</p>"
+    assert text_lines("one `two\nthree` four") == ["  one `two three` four"]
+
+
+def test_inline_contexts_have_no_paragraph_wrapper():
+    rec = find("tracer-bool-conversion")
+    html = jaxerrs.render_html(record_diagnosis(rec))
+    title = re.search(r'<span class="jaxerrs-title">(.*?)</span>', html, re.S).group(1)
+    assert "<p>" not in title and "<code>if</code>" in title
+    assert html_inline("`a` and *b*") == "<code>a</code> and <em>b</em>"
+    # List items keep the paragraph they always had; solutions stay an <ol>.
+    assert "<ol><li><p>Compute both sides" in html
+
+
+@pytest.mark.parametrize("field", ["title", "explanation", "solutions", "triggers", "prevention"])
+def test_raw_html_in_record_text_is_escaped(field):
+    value = [HOSTILE, f"`code` then {HOSTILE}"] if field in ("solutions", "triggers", "prevention") else HOSTILE
+    d = record_diagnosis(_record(**{field: value}))
+    html = jaxerrs.render_html(d)
+    assert "<img" not in html.lower() and "<script>window" not in html.lower()
+    assert "&lt;img src=x onerror=window.__pwned=1&gt;" in html
+    text = jaxerrs.render_text(d)
+    assert "<img src=x onerror=window.__pwned=1>" in text  # the terminal shows the text as written
+
+
+def test_markdown_links_and_images_from_records_are_inert():
+    out = html_block("![x](https://tracker.example/p.png) [go](javascript:alert(1)) [docs](https://docs.jax.dev)")
+    assert "<img" not in out
+    assert 'href="javascript' not in out
+    assert '<a href="https://docs.jax.dev" target="_blank" rel="noopener">docs</a>' in out
+
+
+def test_raw_html_in_an_error_message_is_escaped_where_it_is_the_title():
+    ev = Evidence("JaxRuntimeError", "jax.errors", ["JaxRuntimeError"], f"INTERNAL: {HOSTILE} *not* `code`", None,
+                  [], "text", "0.10.2")
+    html = jaxerrs.render_html(Diagnosis(ev, True))
+    title = re.search(r'<span class="jaxerrs-title">(.*?)</span>', html, re.S).group(1)
+    assert "<img" not in html.lower() and "&lt;img src=x" in title
+    assert "*not* `code`" in title  # a message is not markdown: shown exactly
+
+
+def test_text_panel_reflows_prose_and_keeps_code_spans():
+    text = jaxerrs.render_text(record_diagnosis(find("tracer-bool-conversion")))
+    meaning = text[text.index("What it means"):text.index("Solutions")]
+    assert "`ValueError: The truth value of an array with more than one element is ambiguous`" in meaning
+    assert "*tracers*" not in meaning and "abstract tracers" in meaning
+    assert all(len(ln) <= 100 for ln in meaning.splitlines())
+    assert "  1. Compute both sides and select: `jnp.where(x > 0, x, 0.0)`" in text
+    # A wrapped list item hangs under its text.
+    sol = [ln for ln in text.splitlines() if ln.startswith("     ")]
+    assert sol, "no wrapped item"
+
+
+def test_text_of_lists_and_links():
+    assert text_lines("Steps:\n\n- one\n- two") == ["  Steps:", "", "  - one", "  - two"]
+    assert text_inline("see [docs](https://docs.jax.dev) and **this**") == "see docs (https://docs.jax.dev) and this"
+
+
+def test_markdown_is_imported_only_when_a_panel_renders():
+    code = ("import sys, jaxerrs, jaxerrs.extension, jaxerrs.views, jaxerrs.search_index\n"
+            "assert 'markdown_it' not in sys.modules, 'imported at load'\n"
+            "from jaxerrs.prose import html_block\nhtml_block('`x`')\nassert 'markdown_it' in sys.modules\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+
+
+# ---------------------------------------------------------------------------------- A: the prose check
+
+@pytest.mark.parametrize("text, inline, words", [
+    ("a `b c", True, "unbalanced backtick"),
+    ("a ``b` c` d", True, "unbalanced backtick"),
+    ("use __init__ here", True, "makes emphasis"),
+    ("above 2**31 - 1 or below -2**31 it fails", False, "inside a word"),
+    ("every axis must equal the target or be\n1. You meet it often", False, "into a list"),
+    ("1. do this", True, "numbered list"),
+    ("# not a heading", False, "heading"),
+])
+def test_prose_check_catches_slips(text, inline, words):
+    found = problems(text, inline=inline)
+    assert any(words in p for p in found), found
+
+
+@pytest.mark.parametrize("text", ["a `b\nc` d", "*tracers* and `x * y`", "`2**31 - 1`", "Steps:\n1. one\n2. two",
+                                  "2**31 is large", "f(*args, **kwargs)"])
+def test_prose_check_passes_what_renders_as_written(text):
+    assert problems(text) == []
+
+
+def test_kb_check_fails_a_record_with_an_unbalanced_span():
+    from jaxerrs.kb.verify import check_record, prose_checks
+
+    bad = _record(solutions=["Use `jnp.where(x > 0, x, 0) instead."])
+    assert "solutions 1: unbalanced backtick" in prose_checks(bad)["prose"]
+    res = check_record(dataclasses.replace(bad, requires="nonexistent-lib>=1"))  # skipped, yet the form is checked
+    assert not res.ok and res.checks["prose"] != "ok"
+
+
+def test_every_record_renders_as_written():
+    from jaxerrs.kb.verify import prose_checks
+
+    bad = {rid: c["prose"] for rid, r in all_records().items() if (c := prose_checks(r))["prose"] != "ok"}
+    assert not bad
