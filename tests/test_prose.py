@@ -140,3 +140,23 @@ def test_every_record_renders_as_written():
 
     bad = {rid: c["prose"] for rid, r in all_records().items() if (c := prose_checks(r))["prose"] != "ok"}
     assert not bad
+
+
+# ---------------------------------------------------------------------------------- B1: search titles
+
+def test_search_results_render_record_titles():
+    from jaxerrs.search_index import SearchResults, search
+
+    hits = search("python if on traced value")
+    assert "`" in hits[0].title
+    results = SearchResults("python if on traced value", hits)
+    html = results.html()
+    assert "<code>if</code>" in html and "`" not in html
+    rows = [w.value for w in _walk(results.widget()) if isinstance(getattr(w, "value", None), str)]
+    assert any("<code>if</code>" in r for r in rows) and not any("`" in r for r in rows)
+
+
+def _walk(w):
+    yield w
+    for c in getattr(w, "children", ()):
+        yield from _walk(c)

@@ -102,7 +102,7 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    from jaxerrs.search_index import search
+    from jaxerrs.search_index import search, title_text
 
     query = " ".join(args.query)
     hits = search(query, limit=args.limit, tags=args.tag, error_class=args.cls)
@@ -112,7 +112,7 @@ def cmd_search(args: argparse.Namespace) -> int:
         print(f"jaxerrs: nothing found for {query!r}", file=sys.stderr)
     else:
         for h in hits:
-            _emit(f"{h.score:6.3f}  {h.kind:<6}  {h.id:<40}  {h.title}")
+            _emit(f"{h.score:6.3f}  {h.kind:<6}  {h.id:<40}  {title_text(h)}")
     return 0 if hits else 1
 
 

@@ -522,6 +522,21 @@ def search(query: str, limit: int = 10, tags: list[str] | None = None, error_cla
     return hits[:limit]
 
 
+def title_html(hit: Hit) -> str:
+    """A hit's title as the panel shows it: a record's title is prose (CommonMark, escaped), a raise
+    site's is message text (escaped as is)."""
+    from jaxerrs.prose import html_inline
+
+    return html_inline(hit.title) if hit.kind == "record" else html.escape(hit.title)
+
+
+def title_text(hit: Hit) -> str:
+    """A hit's title as the text panel shows it (code spans keep their backticks, emphasis markers go)."""
+    from jaxerrs.prose import text_inline
+
+    return text_inline(hit.title) if hit.kind == "record" else hit.title
+
+
 class SearchResults:
     """Results as text (terminal) or as a widget whose entries open the full panel."""
 
@@ -531,14 +546,14 @@ class SearchResults:
     def text(self) -> str:
         if not self.hits:
             return f"jaxerrs: nothing found for {self.query!r}. Try other words, a class name or the error message."
-        return "\n".join(f"{h.score:7.2f}  {h.kind:<6}  {h.id}  {h.title}" for h in self.hits)
+        return "\n".join(f"{h.score:7.2f}  {h.kind:<6}  {h.id}  {title_text(h)}" for h in self.hits)
 
     def html(self) -> str:
         if not self.hits:
             body = f"<p>Nothing found for <code>{html.escape(self.query)}</code>.</p>"
         else:
             body = "<ol>" + "".join(
-                f"<li><code>{html.escape(h.id)}</code> {html.escape(h.title)} <small>({h.kind})</small></li>"
+                f"<li><code>{html.escape(h.id)}</code> {title_html(h)} <small>({h.kind})</small></li>"
                 for h in self.hits) + "</ol>"
         return f'<div class="jaxerrs-search"><b>jaxerrs search:</b> {html.escape(self.query)}{body}</div>'
 
@@ -550,9 +565,9 @@ class SearchResults:
         if not self.hits:
             rows.append(widgets.HTML(f"Nothing found for <code>{html.escape(self.query)}</code>."))
         for h in self.hits:
-            b = widgets.Button(description=h.id[:60], tooltip=h.title, layout=widgets.Layout(width="auto"))
+            b = widgets.Button(description=h.id[:60], tooltip=title_text(h), layout=widgets.Layout(width="auto"))
             b.on_click(lambda _b, h=h: self._open(h, out))
-            rows.append(widgets.HBox([b, widgets.HTML(f"{html.escape(h.title)} <small>({h.kind})</small>")]))
+            rows.append(widgets.HBox([b, widgets.HTML(f"{title_html(h)} <small>({h.kind})</small>")]))
         rows.append(out)
         from jaxerrs.search_box import SearchBox
 
