@@ -3,6 +3,7 @@ kb check's prose check; the values' names; the CLI's wording; the diff's file na
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import re
 import subprocess
@@ -160,3 +161,49 @@ def _walk(w):
     yield w
     for c in getattr(w, "children", ()):
         yield from _walk(c)
+
+
+# ---------------------------------------------------------------------------------- B2: values' names
+
+def _label(expr: str, owner: str = "") -> str:
+    from jaxerrs.holes import label
+
+    return label(ast.parse(expr, mode="eval").body, owner)
+
+
+@pytest.mark.parametrize("expr, name", [
+    ("', '.join(names)", "names"), ("','.join(str(s) for s in shapes)", "shapes"),
+    ("', '.join(map(str, shapes))", "shapes"), ("type(x).__name__", "type(x)"), ("len(args)", "len(args)"),
+    ("aval.str_short()", "aval"), ("x.__class__.__name__", "type(x)"), ("repr(axis_name)", "axis_name"),
+    ("getattr(t, '__name__', t)", "t"), ("dtype_to_string(dtype)", "dtype"), ("a + b", ""),
+    ("self", "Mesh"), ("x.shape", "shape"), ("math.prod(newshape)", "prod(newshape)"),
+])
+def test_hole_labels(expr, name):
+    assert _label(expr, owner="Mesh") == name
+
+
+def test_values_of_a_real_error_have_user_facing_names():
+    import jax.numpy as jnp
+    from jax import lax
+
+    for call, want in ((lambda: lax.concatenate([jnp.ones((2,)), jnp.ones((2, 2))], 0), "shapes"),
+                       (lambda: lax.select(jnp.ones(2, bool), jnp.ones(2), jnp.ones(3)), "cases")):
+        try:
+            call()
+        except Exception as e:  # noqa: BLE001
+            d = jaxerrs.diagnose(e)
+        assert "join" not in d.values and want in d.values, d.values
+    import jax
+
+    try:
+        jax.jvp(lambda x: x, 1.0, 1.0)
+    except TypeError as e:
+        d = jaxerrs.diagnose(e)
+    assert "" not in d.values and "__name__" not in d.values
+
+
+def test_a_dunder_hole_keeps_its_name():
+    from jaxerrs import templates
+
+    m = templates.match("found {__name__} and {__name__}.", "found float and int.")
+    assert m.values == {"__name__": "int"} and m.holes == ("float", "int")

@@ -262,6 +262,24 @@ def _text_ranking(ev: Evidence, cat: catalog_mod.Catalog, site_hits: list,
     return sorted(best.values(), key=lambda t: -t[0])
 
 
+def _site_values(cat: catalog_mod.Catalog, site: SiteRef, m: templates.Match) -> dict[str, str]:
+    """The values a raise site's message carries, each under the name of what it is (``jaxerrs.holes``):
+    ``names`` for a hole ``{', '.join(names)}``, not ``join``. A hole with no such name is left out."""
+    installed = cat.at(site.path, site.line)
+    if installed is None or installed.template != site.template or not m.holes:
+        return m.values  # a raise of another release, as the text names it: its source is not here
+    from jaxerrs.holes import hole_labels
+
+    labels = hole_labels(cat.root, site.path, site.line, installed.end_line, site.function, site.template)
+    if len(labels) != len(m.holes):
+        return m.values
+    values: dict[str, str] = {}
+    for name, value in zip(labels, m.holes, strict=True):
+        if name and value and name not in values:
+            values[name] = value
+    return values
+
+
 def _qualname_at(cat: catalog_mod.Catalog, path: str, line: int, printed: str) -> str:
     """The co_qualname of the function at ``path:line`` whose name was printed (plain tracebacks print co_name)."""
     spans = [q for lo, hi, q, _def in catalog_mod.function_spans(str(Path(cat.root) / path)) if lo <= line <= hi]
@@ -690,9 +708,11 @@ def _diagnose(ev: Evidence) -> Diagnosis:
     values: dict[str, str] = {}
     if site is not None and site.template:
         m = templates.match(site.template, ev.match_text)
-        values.update(m.values if m else {})
+        values.update(_site_values(cat, site, m) if m else {})
     if record and record.pattern:
-        values.update(record.pattern.values)
+        # The record's names win; a value the site's template also caught is shown once.
+        named = record.pattern.values
+        values = {k: v for k, v in values.items() if v not in named.values()} | named
     d.values = {k: v[:200] for k, v in values.items() if k != "value"}
     if ranking:  # from text: the candidate sites in the order they were ranked
         cands = [Candidate(rec, ref, min(1.0, sc), "record" if rec else "message template")

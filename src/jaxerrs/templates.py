@@ -12,6 +12,7 @@ from functools import lru_cache
 from string import Formatter
 
 _WS = re.compile(r"\s+")
+_REPEAT = re.compile(r"__\d+$")  # a hole's second, third … group: "shape__1" (``compile_template``)
 
 
 @lru_cache(maxsize=256)
@@ -49,6 +50,7 @@ class Match:
     literal: int  # literal characters matched
     values: dict[str, str]  # hole name -> text it matched
     length: int = 0  # characters of the (normalised) message
+    holes: tuple[str, ...] = ()  # the text each hole matched, in the template's order ("" where it matched none)
 
 
 @lru_cache(maxsize=4096)
@@ -141,9 +143,11 @@ def _match(template: str, message: str) -> Match | None:
     literal = literal_length(template)
     if literal == 0:
         return None
-    values = {k.split("__")[0]: v.strip() for k, v in m.groupdict().items() if v is not None and v.strip()}
+    groups = m.groupdict()
+    values = {_REPEAT.sub("", k): v.strip() for k, v in groups.items() if v is not None and v.strip()}
     # A trailing hole swallows the rest of the message; do not count it against coverage.
-    return Match(m.start(), min(1.0, literal / max(1, len(norm))), literal, values, len(norm))
+    return Match(m.start(), min(1.0, literal / max(1, len(norm))), literal, values, len(norm),
+                 tuple((v or "").strip() for v in groups.values()))
 
 
 def validate(template: str) -> str | None:
