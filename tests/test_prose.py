@@ -207,3 +207,35 @@ def test_a_dunder_hole_keeps_its_name():
 
     m = templates.match("found {__name__} and {__name__}.", "found float and int.")
     assert m.values == {"__name__": "int"} and m.holes == ("float", "int")
+
+
+# ---------------------------------------------------------------------------------- B3: CLI wording
+
+def test_text_panel_hints_where_it_shows():
+    d = record_diagnosis(find("tracer-bool-conversion"))
+    assert "%jaxerr fix puts it in the next input" in jaxerrs.render_text(d)  # terminal IPython
+    from jaxerrs.views import render_text
+
+    assert "%jaxerr" not in render_text(d, fix_hints=("", "")).split("Related errors")[0]
+
+
+def test_cli_says_what_works_in_the_cli(capsys, tmp_path):
+    from jaxerrs.cli import main
+
+    assert main(["show", "tracer-bool-conversion"]) == 0
+    assert "%jaxerr fix" not in capsys.readouterr().out
+    tb = tmp_path / "tb.txt"
+    tb.write_text("Traceback (most recent call last):\n"
+                  '  File "/home/u/train.py", line 3, in <module>\n    scores[1] += 2.5\n'
+                  "TypeError: JAX arrays are immutable and do not support in-place item assignment. Instead of "
+                  "x[idx] = y, use x = x.at[idx].set(y) or another .at[] method: "
+                  "https://docs.jax.dev/en/latest/_autosummary/jax.numpy.ndarray.at.html\n")
+    assert main(["explain", str(tb)]) == 0
+    out = capsys.readouterr().out
+    assert "%jaxerr fix" not in out and "--cell FILE" in out
+    cell = tmp_path / "train.py"
+    cell.write_text("import jax.numpy as jnp\nscores = jnp.zeros(3)\nscores[1] += 2.5\n")
+    assert main(["explain", str(tb), "--cell", str(cell)]) == 0
+    out = capsys.readouterr().out
+    assert "Your cell, fixed (safe)" in out and "--format json prints the whole fixed cell" in out
+    assert "%jaxerr fix" not in out

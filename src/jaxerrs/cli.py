@@ -6,6 +6,10 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from jaxerrs.diagnosis import Diagnosis
 
 MAX_INPUT = 64 * 1024 * 1024  # bytes read from a file or stdin
 
@@ -68,8 +72,17 @@ def cmd_explain(args: argparse.Namespace) -> int:
     elif args.format == "html":
         _emit(render_html(d))
     else:
-        _emit(render_text(d, color=sys.stdout.isatty()))
+        _emit(render_text(d, color=sys.stdout.isatty(), fix_hints=_explain_hints(d, bool(args.cell))))
     return 0 if d.is_jax else 1
+
+
+def _explain_hints(d: Diagnosis, with_cell: bool) -> tuple[str, str]:
+    """What puts a fix to work from the command line (there is no next input to fill, as in IPython)."""
+    rec = d.record
+    rewrite = "--format json prints the whole fixed cell, as rewrite.cell"
+    if with_cell or rec is None or not rec.rewrite:
+        return rewrite, ""
+    return rewrite, "pass the failing code with --cell FILE to get your own cell fixed"
 
 
 def _read_cell(path: str) -> str:
@@ -97,7 +110,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     elif args.format == "html":
         _emit(render_html(record_diagnosis(rec)))
     else:
-        _emit(render_text(record_diagnosis(rec), color=sys.stdout.isatty()))
+        _emit(render_text(record_diagnosis(rec), color=sys.stdout.isatty(), fix_hints=("", "")))
     return 0
 
 

@@ -425,11 +425,17 @@ _C = {"bold": "\x1b[1m", "red": "\x1b[31m", "cyan": "\x1b[36m", "dim": "\x1b[2m"
       "reset": "\x1b[0m"}
 
 
-def render_text(d: Diagnosis, color: bool = False, compact: bool = False, with_rewrite: bool = True) -> str:
+# Where the text panel shows (terminal IPython): what puts a fix to work there. (rewrite, example fix)
+IPYTHON_FIX_HINTS = ("%jaxerr fix puts it in the next input", "%jaxerr fix puts it in the next input")
+
+
+def render_text(d: Diagnosis, color: bool = False, compact: bool = False, with_rewrite: bool = True,
+                fix_hints: tuple[str, str] = IPYTHON_FIX_HINTS) -> str:
     """Text panel for terminals and the CLI. ``compact`` keeps the header, your code, meaning, fix.
 
     Record prose is CommonMark rendered as plain text (``jaxerrs.prose``): paragraphs reflowed, code
-    spans in backticks."""
+    spans in backticks. ``fix_hints`` say what puts the rewrite and the example fix to work where the
+    panel shows ("" for none): the CLI has no next input to fill."""
     from jaxerrs.prose import text_inline, text_lines
 
     v = build(d, with_rewrite)
@@ -459,11 +465,11 @@ def render_text(d: Diagnosis, color: bool = False, compact: bool = False, with_r
         lines += ["", c("cyan", "Solutions"), *items(v.solutions[:1] if compact else v.solutions, numbered=True)]
     if v.rewrite is not None:
         rw = v.rewrite
-        lines += ["", c("cyan", f"Your cell, fixed ({rw.safety})") + hint("%jaxerr fix puts it in the next input"), *text_lines(rw.summary)]
+        lines += ["", c("cyan", f"Your cell, fixed ({rw.safety})") + hint(fix_hints[0]), *text_lines(rw.summary)]
         tones = {"add": "green", "del": "red"}
         lines += [c(tones.get(kind, "dim"), "  " + ln) for kind, ln in diff_lines(rw.diff)]
     if v.fix_after and (v.rewrite is None or not compact):
-        lines += ["", c("cyan", "Example fix") + ("" if v.rewrite is not None else hint("%jaxerr fix puts it in the next input"))]
+        lines += ["", c("cyan", "Example fix") + ("" if v.rewrite is not None else hint(fix_hints[1]))]
         if not compact:
             lines += ["  # before", *("  " + ln for ln in v.fix_before.splitlines()), "  # after"]
         lines += [c("green", "  " + ln) for ln in v.fix_after.splitlines()]
