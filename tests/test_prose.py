@@ -239,3 +239,21 @@ def test_cli_says_what_works_in_the_cli(capsys, tmp_path):
     out = capsys.readouterr().out
     assert "Your cell, fixed (safe)" in out and "--format json prints the whole fixed cell" in out
     assert "%jaxerr fix" not in out
+
+
+# ---------------------------------------------------------------------------------- B4: diff names
+
+@pytest.mark.parametrize("label, names", [
+    ("/abs/path/cell.py", ("/abs/path/cell.py", "/abs/path/cell.py")),
+    ("rel/cell.py", ("a/rel/cell.py", "b/rel/cell.py")),
+    ("./cell.py", ("a/cell.py", "b/cell.py")),
+    ("Cell In[3]", ("a/Cell In[3]", "b/Cell In[3]")),
+    ("", ("a/cell", "b/cell")),
+])
+def test_diff_names(label, names):
+    from jaxerrs.rewrite import diff_names, unified_diff
+
+    assert diff_names(label) == names
+    head = unified_diff("x = 1\n", "x = 2\n", label).splitlines()[:2]
+    assert head == [f"--- {names[0]}", f"+++ {names[1]}"]
+    assert "//" not in head[0]

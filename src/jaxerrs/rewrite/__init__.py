@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 from dataclasses import dataclass
+from pathlib import PureWindowsPath
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -60,7 +61,18 @@ def unified_diff(before: str, after: str, label: str = "cell") -> str:
         a[-1] += "\n"
     if b and not b[-1].endswith("\n"):
         b[-1] += "\n"
-    return "".join(difflib.unified_diff(a, b, f"a/{label}", f"b/{label}", n=2))
+    return "".join(difflib.unified_diff(a, b, *diff_names(label), n=2))
+
+
+def diff_names(label: str) -> tuple[str, str]:
+    """The diff's file names: ``a/``, ``b/`` before a relative path or a cell ("a/train.py",
+    "a/Cell In[3]", as git writes them); an absolute path as it is on both sides, as ``diff -u`` writes it
+    (``patch`` then finds the file from anywhere)."""
+    label = label or "cell"
+    if label.startswith("/") or PureWindowsPath(label).is_absolute():
+        return label, label
+    label = label.removeprefix("./")
+    return f"a/{label}", f"b/{label}"
 
 
 def rewrite_for(diagnosis: Diagnosis, source: str | None = None, line: int | None = None,
