@@ -10,6 +10,7 @@ from pathlib import Path
 
 import nbformat
 
+PANEL_MIME = "application/vnd.jaxerrs.panel+json"
 WIDGET_MIME = "application/vnd.jupyter.widget-view+json"
 PANEL_CLASS = "jaxerrs-panel"
 

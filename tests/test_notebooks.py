@@ -12,6 +12,7 @@ import pytest
 
 from jaxerrs.kb.records import installed_jax
 from notebook_support import (
+    PANEL_MIME,
     WIDGET_MIME,
     describe,
     errors,
@@ -158,8 +159,8 @@ def test_cell(executed, name, index):
     panel_index, panel, attrs = found[0]
     assert panel_index > err_index, f"the panel must come after the traceback in {where}"
     data = panel["data"]
-    assert WIDGET_MIME in data, f"the panel is not a widget view in {where}"
-    assert data[WIDGET_MIME].get("model_id"), where
+    assert PANEL_MIME in data and WIDGET_MIME not in data, f"the panel is not jaxerrs' own bundle in {where}"
+    assert data[PANEL_MIME]["version"] == 1 and data[PANEL_MIME]["record"] == attrs.get("data-record"), where
     assert "jaxerrs-panel" in (attrs.get("class") or "").split(), where
     assert attrs.get("data-record"), f"the panel names no record in {where}"
     assert data.get("text/plain"), f"the panel has no text/plain fallback in {where}"
