@@ -7,10 +7,7 @@ unregisters a handler that raises, so ours never does.
 
 from __future__ import annotations
 
-import importlib.abc
 import sys
-import threading
-from dataclasses import dataclass, field
 from typing import Any
 
 _ATTR = "_jaxerrs_state"
@@ -18,19 +15,21 @@ _ATTR = "_jaxerrs_state"
 _PARSE_ERRORS = (OverflowError, SyntaxError, ValueError, TypeError, MemoryError)
 
 
-@dataclass
 class State:
-    shell: Any
-    prev_exceptions: tuple[type[BaseException], ...]
-    prev_custom_tb: Any
-    enabled: bool = True
-    force: int = 0  # > 0 while %%jaxerr runs a cell
-    cell_id: str = ""
-    last: Any = None  # the last Diagnosis shown
-    failures: int = 0
-    warmed: bool = False
-    watcher: Any = None  # the import watcher, until jax is imported
-    hooks: dict[str, Any] = field(default_factory=dict)
+    """One shell's jaxerrs state (a plain class: ``@dataclass`` would cost ``%load_ext`` a millisecond)."""
+
+    def __init__(self, shell: Any, prev_exceptions: tuple[type[BaseException], ...], prev_custom_tb: Any) -> None:
+        self.shell = shell
+        self.prev_exceptions = prev_exceptions
+        self.prev_custom_tb = prev_custom_tb
+        self.enabled = True
+        self.force = 0  # > 0 while %%jaxerr runs a cell
+        self.cell_id = ""
+        self.last: Any = None  # the last Diagnosis shown
+        self.failures = 0
+        self.warmed = False
+        self.watcher: Any = None  # the import watcher, until jax is imported
+        self.hooks: dict[str, Any] = {}
 
     @property
     def active(self) -> bool:
@@ -107,6 +106,8 @@ def _start_warm_up(state: State) -> None:
         return
     state.warmed = True
     widgets = in_kernel(state.shell)
+    import threading
+
     threading.Thread(target=_warm_up, args=(widgets,), name="jaxerrs-warm-up", daemon=True).start()
 
 
@@ -128,8 +129,11 @@ def _warm_up(widgets: bool) -> None:
         pass
 
 
-class _JaxImportWatcher(importlib.abc.MetaPathFinder):
-    """Starts the warm-up the moment the user's code starts importing jax; finds nothing itself."""
+class _JaxImportWatcher:
+    """Starts the warm-up the moment the user's code starts importing jax; finds nothing itself.
+
+    A meta path finder needs only ``find_spec``; no ``importlib.abc`` base, so loading imports nothing.
+    """
 
     def __init__(self, state: State) -> None:
         self.state = state

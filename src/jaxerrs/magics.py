@@ -1,8 +1,12 @@
-"""``%jaxerr`` (a router with one parser per subcommand) and ``%%jaxerr``."""
+"""``%jaxerr`` (a router with one parser per subcommand) and ``%%jaxerr``.
+
+Cheap to import: ``%load_ext`` registers ``JaxerrMagics``; the subcommands' parsers are built on first use.
+"""
 
 from __future__ import annotations
 
 import argparse
+import functools
 import shlex
 from typing import TYPE_CHECKING, Any
 
@@ -30,7 +34,9 @@ class _Parser(MagicArgumentParser):
         raise _HelpShown()
 
 
+@functools.cache
 def _parsers() -> dict[str, _Parser]:
+    """The subcommands' parsers, built on the first ``%jaxerr`` (not at load: seven parsers cost ~1 ms)."""
     p: dict[str, _Parser] = {}
     s = p["search"] = _Parser(prog="jaxerr search", description="Search the knowledge base and JAX's raise sites.")
     s.add_argument("query", nargs="+", help="words, an error message or a whole traceback")
@@ -56,7 +62,6 @@ class JaxerrMagics(Magics):
     def __init__(self, shell: Any, state: State) -> None:
         super().__init__(shell)
         self.state = state
-        self._parsers = _parsers()
 
     @magic_arguments()
     @argument("subcommand", nargs="?", default="last", help="search | last | show | fix | on | off | status")
@@ -95,7 +100,7 @@ class JaxerrMagics(Magics):
         if sub not in SUBCOMMANDS:
             raise UsageError(f"%jaxerr: unknown subcommand {sub!r}; choose one of {', '.join(SUBCOMMANDS)}")
         try:
-            args = self._parsers[sub].parse_args(rest)
+            args = _parsers()[sub].parse_args(rest)
         except _HelpShown:
             return None
         return getattr(self, f"_{sub}")(args)
