@@ -112,6 +112,8 @@ def _start_warm_up(state: State) -> None:
 
 
 def _warm_up(widgets: bool) -> None:
+    """What the first panel needs, in the order it needs it: records, LibCST (the panel waits for the
+    rewrite), the catalog's anchors, then the views (pygments, the markdown parser)."""
     try:
         from jaxerrs import catalog, matcher, templates
         from jaxerrs.kb.records import all_records
@@ -119,12 +121,16 @@ def _warm_up(widgets: bool) -> None:
         for rec in all_records().values():
             for pattern in rec.all_patterns:
                 templates.compile_template(pattern)
+        import jaxerrs.rewrite.rules  # noqa: F401 - LibCST and the rewrite rules
         cat = catalog.get_nowait()
         cat.text_candidates("")  # the templates' anchors
         matcher._jax_class_names(cat)
+        from jaxerrs import prose, views
+
+        prose.parser()
+        views.highlight("x = 1")
         if widgets:
-            import jaxerrs.panel  # noqa: F401 - ipywidgets, anywidget, pygments and the CSS
-        import jaxerrs.rewrite.rules  # noqa: F401 - LibCST and the rewrite rules
+            import jaxerrs.panel  # noqa: F401
     except Exception:  # noqa: BLE001 - warming up is an optimisation; the error path loads what it needs
         pass
 
@@ -217,7 +223,7 @@ def _display(state: State, diagnosis: Any) -> None:
 
 
 def show(shell: Any, diagnosis: Any, cell_id: str = "") -> None:
-    """Display a panel: the widget in a kernel, the compact text panel in a terminal."""
+    """Display a panel: the display bundle in a kernel (``jaxerrs.panel``), the compact text panel in a terminal."""
     if in_kernel(shell):
         from IPython.display import display
 
