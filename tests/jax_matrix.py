@@ -29,7 +29,10 @@ ROOT = Path(__file__).resolve().parents[1]
 MATRIX = ("0.4.38", "0.6.2", "0.8.3")
 PACKAGES = ("ipython", "ipykernel", "nbclient", "nbformat", "ipywidgets", "anywidget", "libcst>=1.0",
             "pygments", "packaging")
-# Releases whose jax.export imports absl (a JAX dependency that some releases forgot to declare).
+# Releases whose jax.export imports absl without declaring it (0.4.38-0.6.1: a plain `pip install jax` lacks
+# it). Installed here so the export-* records' claims run on them; export-needs-absl-py, the record about
+# its absence, is then reported "skip" (its `needs`), and is checked in a venv without it
+# (docs/review/absl-gap.md).
 EXTRA = {"0.4.38": ("absl-py",)}
 CAPTURED = ROOT / "tests" / "data" / "releases"
 # Records and gallery cells known to fail on a release, written by ``python tests/jax_matrix.py --known``

@@ -42,6 +42,25 @@ class Fix:
 
 
 @dataclass(frozen=True)
+class Need:
+    """A package the record's code needs installed (or, with ``installed = false``, missing) on the JAX
+    releases ``jax`` names (empty: all), beyond what JAX itself installs. ``kb check`` skips the record where
+    it is not so; matching ignores it (``requires`` is for records *about* a library)."""
+    package: str  # a distribution name, optionally with a version range: "absl-py", "flatbuffers>=2"
+    jax: str = ""
+    installed: bool = True
+
+    def unmet(self, jax_version: str) -> str:
+        """Why the record cannot be checked here ("needs absl-py (on jax<0.6.2)"), or "" when it can."""
+        if self.jax and jax_version and not _in_range(jax_version, self.jax):
+            return ""
+        if requirement_met(self.package) == self.installed:
+            return ""
+        where = f" (on jax{self.jax})" if self.jax else ""
+        return f"needs {self.package}{where}" if self.installed else f"needs {self.package} not installed{where}"
+
+
+@dataclass(frozen=True)
 class Defensive:
     strategy: str = ""
     validation: str = ""
@@ -80,6 +99,7 @@ class Record:
     cases: list[str] = field(default_factory=list)  # snippets, one per trigger the record names; each raises it
     reviewed: str = ""  # the JAX version its claims were last reviewed against; kb check is stricter then
     requires: str = ""  # an ecosystem library and version range, e.g. "flax>=0.10" (records about Flax, Optax, …)
+    needs: list[Need] = field(default_factory=list)  # packages its code needs installed (or missing) to run as claimed
     all_sites: list[SiteRef] = field(default_factory=list)  # ``sites`` of every release (``sites``: the installed)
     pattern_ranges: dict[str, str] = field(default_factory=dict)  # legacy pattern -> the JAX releases that word it so
     variant: str = ""  # the range of the ``[[variants]]`` entry applied for the installed JAX, if any
@@ -92,6 +112,10 @@ class Record:
     def library(self) -> str | None:
         """The import name of the library ``requires`` names ("orbax" for orbax-checkpoint), else None."""
         return library_name(self.requires) if self.requires else None
+
+    def unmet_needs(self, jax_version: str) -> list[str]:
+        """What ``needs`` asks that this environment (JAX ``jax_version``) does not give: kb check skips it."""
+        return [why for n in self.needs if (why := n.unmet(jax_version))]
 
     @property
     def all_patterns(self) -> list[str]:
@@ -128,6 +152,8 @@ class Record:
             "cases": list(self.cases),
             "reviewed": self.reviewed,
             "requires": self.requires,
+            "needs": [{"package": n.package, **({"jax": n.jax} if n.jax else {}),
+                       **({} if n.installed else {"installed": False})} for n in self.needs],
             "defensive": {
                 "strategy": self.defensive.strategy,
                 "validation": self.defensive.validation,
@@ -228,6 +254,7 @@ def from_dict(data: dict[str, Any], where: str) -> Record:
     if not isinstance(requires, str) or (requires.strip() and parse_requirement(requires) is None):
         raise RecordError(f"{where}: field 'requires' must be a distribution name and a version range, "
                           f"e.g. \"flax>=0.10\", got {requires!r}")
+    _check_needs(data, where)
     devices = data.get("devices", 1)
     if not isinstance(devices, int) or not 1 <= devices <= 8:
         raise RecordError(f"{where}: field 'devices' must be an integer from 1 to 8")
@@ -256,6 +283,21 @@ def _legacy(data: dict[str, Any], where: str) -> tuple[list[str], dict[str, str]
                               "with 'pattern' and 'jax'")
         out.append(text)
     return out, ranges
+
+
+def _check_needs(data: dict[str, Any], where: str) -> None:
+    """``needs``: ``[{ package = "absl-py", jax = "<0.6.2" }]``, ``installed = false`` for a package that must be
+    missing (a record about its absence)."""
+    for i, n in enumerate(_need(data, "needs", list, where, False) or []):
+        name = f"needs[{i}]"
+        if not isinstance(n, dict) or not isinstance(n.get("package"), str) or parse_requirement(n["package"]) is None:
+            raise RecordError(f"{where}: field '{name}' needs 'package', a distribution name (and version range)")
+        unknown = set(n) - {"package", "jax", "installed"}
+        if unknown:
+            raise RecordError(f"{where}: field '{name}' has unknown keys {sorted(unknown)}")
+        _range_field(n.get("jax", ""), f"{name}.jax", where)
+        if not isinstance(n.get("installed", True), bool):
+            raise RecordError(f"{where}: field '{name}.installed' must be true or false")
 
 
 _VARIANT_KEYS = {"jax", "reproducer", "cases", "fix", "error_class"}
@@ -345,6 +387,8 @@ def _build(data: dict[str, Any], where: str) -> Record:
         cases=[c.strip("\n") for c in lists["cases"]],
         reviewed=str(data.get("reviewed", "")),
         requires=str(data.get("requires", "")).strip(),
+        needs=[Need(n["package"].strip(), str(n.get("jax", "")), bool(n.get("installed", True)))
+               for n in data.get("needs") or []],
         rewrite=[data["rewrite"]] if isinstance(data.get("rewrite"), str) else list(data.get("rewrite") or []),
     )
 
