@@ -270,8 +270,6 @@ ModuleNotFoundError: No module named 'absl'
 ]
 
 
-@pytest.mark.xfail(strict=True, reason="matcher: a user's own failing import line counts as compiled code raising "
-                   "there (_raised_by_compiled_code), so export-needs-absl-py claims it; fix in matcher.py pending")
 @pytest.mark.parametrize("text", _ABSL_IN_USER_CODE, ids=["script", "ipython"])
 def test_users_own_absl_import_is_not_a_jax_error(text):
     import jaxerrs

@@ -213,8 +213,10 @@ def _raised_by_compiled_code(ev: Evidence) -> bool:
     rf = ev.raise_frame
     if rf is None or rf.kind != "user" or not ev.frames or ev.frames[-1] is not rf:
         return False
-    line = rf.line or linecache.getline(rf.filename, rf.lineno)
-    return not line.strip().startswith(("raise", "assert"))
+    line = (rf.line or linecache.getline(rf.filename, rf.lineno)).strip()
+    if line.startswith(("import ", "from ")) and "jax" not in ev.match_text:
+        return False  # Python's import system failed on a module that is not JAX's (the user's `import absl`)
+    return not line.startswith(("raise", "assert"))
 
 
 # A curated record vouches for its sites: it wins a tie with an equally good catalog template.
@@ -303,6 +305,8 @@ def _installed_has(cat: catalog_mod.Catalog, path: str, function: str) -> bool:
     """Whether the installed JAX has this function in this file (tracebacks print co_name, not the qualname)."""
     if cat.in_function(path, function) or cat.function_line(path, function) is not None:
         return True
+    if function == "<module>":  # a module's top level (an import there failed): the file is all it takes
+        return (Path(cat.root) / path).is_file()
     spans = catalog_mod.function_spans(str(Path(cat.root) / path))
     return any(same_function(q, function) for _lo, _hi, q, _def in spans)
 
