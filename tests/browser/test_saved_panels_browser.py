@@ -140,3 +140,29 @@ def test_exported_page_shows_the_panels(driver, page, tmp_path):
     first.get_by_role("button", name="Insert as new cell").click()
     first.locator(".jaxerrs-fix-status").filter(has_text="Insert is not available here").wait_for()
     shot(page, "exported-page")
+
+
+@pytest.mark.parametrize("frontend", ["lab"], indirect=True)
+def test_someone_elses_notebook_shows_its_panels(driver, page):
+    """A notebook run elsewhere (nbclient here) is not trusted when opened: JupyterLab sanitizes its HTML,
+    and the panels still show, with working buttons (the extension adds them; no script runs)."""
+    import nbformat
+
+    from notebook_support import execute
+
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb.cells = [nbformat.v4.new_code_cell(src) for _cid, src in CELLS]
+    execute(nb, driver.server.root)  # unsigned: Jupyter trusts only the notebooks it signed itself
+    nbformat.write(nb, driver.server.root / "shared-lab.ipynb")
+    driver.open("shared-lab.ipynb", len(CELLS))
+    page.page_errors.clear()
+    panel = driver.cell(1).locator(".jaxerrs-panel").first
+    panel.wait_for()
+    assert "Your cell, fixed" in panel.inner_text() and panel.locator(".jaxerrs-diff-add").count() == 1
+    before = driver.sources()
+    _insert_below(driver, panel, len(before))
+    after = driver.sources()
+    assert after[2].startswith("# jaxerrs: ") and "scores.at[1].add(2.5)" in after[2], after
+    shot(page, "lab-untrusted")
+    assert not page.page_errors, page.page_errors
