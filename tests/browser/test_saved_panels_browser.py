@@ -126,9 +126,10 @@ def test_exported_page_shows_the_panels(driver, page, tmp_path):
     driver.cell(2).locator(".jaxerrs-panel").first.wait_for(timeout=120_000)
     driver.sources()  # saved
     body, _ = HTMLExporter().from_notebook_node(nbformat.read(driver.server.root / fname, as_version=4))
-    out = driver.server.root / "export-lab.html"
-    out.write_text(body, encoding="utf-8")
-    page.goto(f"{driver.server.base}/files/export-lab.html")
+    # Served as a page of its own (Jupyter's /files/ sandboxes HTML), on an origin allowed the clipboard.
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin="http://localhost")
+    page.route("http://localhost/export-lab.html", lambda r: r.fulfill(body=body, content_type="text/html"))
+    page.goto("http://localhost/export-lab.html")
     panels = page.locator(".jaxerrs-panel")
     panels.first.wait_for()
     assert panels.count() == 2 and "Your cell, fixed" in panels.first.inner_text()
@@ -160,6 +161,7 @@ def test_someone_elses_notebook_shows_its_panels(driver, page):
     panel = driver.cell(1).locator(".jaxerrs-panel").first
     panel.wait_for()
     assert "Your cell, fixed" in panel.inner_text() and panel.locator(".jaxerrs-diff-add").count() == 1
+    assert panel.inner_text().count("# jaxerrs: Cell In[") == 0  # the buttons' copy of the fix stays unseen
     before = driver.sources()
     _insert_below(driver, panel, len(before))
     after = driver.sources()

@@ -51,7 +51,8 @@ class PanelRenderer extends Widget {
     let html = String(model.data["text/html"] || "");
     if (!model.trusted && this._sanitizer) html = this._sanitizer.sanitize(html);
     this.node.innerHTML = html; // scripts inserted this way never run; the panel's own is removed below
-    this.node.querySelectorAll("script").forEach((s) => s.remove());
+    // The panel's script, and the copy of the fix it reads (a sanitizer drops its `hidden`): ours is data.fix.
+    this.node.querySelectorAll("script, .jaxerrs-fixed-cell").forEach((s) => s.remove());
     const panel = this.node.querySelector(".jaxerrs-panel");
     if (panel && typeof data.fix === "string" && data.fix) {
       window.jaxerrsPanelActions.wire(panel, data.fix, labInsert(String(data.cell_id || "")));
