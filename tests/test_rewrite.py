@@ -111,6 +111,10 @@ def test_case(proof, cid):
     if c.wrong_fix.strip():
         assert r["check"]["wrong_fix"] is not None, "the check accepts the wrong fix: it has no teeth"
     rw = r["rewrite"]
+    if c.offer == "none":
+        assert rw is None, f"a rewrite is offered where one instance cannot be fixed:\n{rw['cell']}"
+    if c.offer == "review":
+        assert rw is None or rw["safety"] == "review", f"labelled {rw['safety']}: {rw['summary']}"
     if rw is None:
         return  # coverage is measured in test_proof_set_thresholds
     assert rw == r["panel_rewrite"], "the panel and diagnose() disagree"

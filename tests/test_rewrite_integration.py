@@ -216,3 +216,45 @@ def test_user_frame_is_never_a_library_and_ecosystem_names_it():
     assert d["record"]["id"] == "flax-nnx-linear-in-features"
     bare = jaxerrs.diagnose_text(FLAX_TRACEBACK.rsplit("\n", 2)[-2]).to_dict()
     assert bare["record"]["id"] == "dot-general-contracting-mismatch" and bare["ecosystem"] is None
+
+
+# ---------------------------------------------------------------------------------------------- the cause, not the line
+
+
+def test_post_condition_rejects_an_edit_that_leaves_the_cause():
+    """An edit after which the rule's own detection still finds the cause is not offered (issue #17)."""
+    from jaxerrs.rewrite import Edit
+    from jaxerrs.rewrite.rules import RULES
+    from jaxerrs.rewrite.rules.immutable import detect_at_set
+
+    src = "x = jnp.zeros(3)\nx[0] = 1.0\nx[1] = 2.0\n"
+    ctx = Context(source=src, line=2)
+    one_line = "x = jnp.zeros(3)\nx = x.at[0].set(1.0)\nx[1] = 2.0\n"  # what fixing the line alone gives
+    RULES["_test-one-line"] = lambda c: Edit(one_line, "safe", "one line", cause=detect_at_set(c).key)
+    from jaxerrs.rewrite.rules import DETECTORS
+
+    DETECTORS["_test-one-line"] = detect_at_set
+    try:
+        assert apply_rules(ctx, ["_test-one-line"]) is None
+        rw = apply_rules(Context(source=src, line=2), ["at-set"])
+        assert rw is not None and rw.cell == "x = jnp.zeros(3)\nx = x.at[0].set(1.0)\nx = x.at[1].set(2.0)\n"
+        assert rw.safety == "safe"
+    finally:
+        RULES.pop("_test-one-line")
+        DETECTORS.pop("_test-one-line")
+
+
+@pytest.mark.parametrize("source,line,safety", [
+    ("def f():\n    G[0] = 1.0\n", 2, None),  # a global mutated from a function: `G = ...` would make it local
+    ("def f(x):\n    x[0] = 1.0\n    def g():\n        x[1] = 2.0\n    return x\n", 2, None),  # and a closure
+    ("x = jnp.zeros(3)\nx[0] = 1.0\nx[1:][0] = 2.0\n", 2, None),  # one store the rule cannot rewrite
+    ("def f(x):\n    x[0] = 1.0\n", 2, "review"),  # mutated for the caller: the caller's array is not changed
+    ("def f(x):\n    x[0] = 1.0\n    return x\n", 2, "safe"),
+    ("x = jnp.zeros(3)\nbuf = [x]\nx[0] = 1.0\n", 3, "review"),  # a list holds the old array
+    ("x = jnp.zeros(3)\nhist = []\nhist.append(x)\nx[0] = 1.0\n", 4, "review"),
+    ("x = jnp.zeros(3)\nx[idx] += 1\n", 2, "review"),  # an index array may repeat a position
+    ("x = np.zeros(3)\nx[0] = 1\nx = jnp.asarray(x)\nx[1] = 2\n", 4, None),  # the name is NumPy's too
+])
+def test_at_set_scope_and_safety(source, line, safety):
+    rw = apply_rules(Context(source=source, line=line), ["at-set"])
+    assert (rw.safety if rw else None) == safety, rw and rw.cell

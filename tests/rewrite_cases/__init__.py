@@ -9,6 +9,9 @@ Each module in this folder defines ``CASES``, a list of :func:`case` entries:
   user meant, against a reference computed another way (NumPy or plain Python).
 - ``wrong_fix``: a version of the cell that silences the error but breaks the intent; ``check``
   must reject it (proof that the check has teeth).
+- ``offer`` (optional): what the rewrite must be, when that is the point of the case: "review" (a
+  rewrite, if any, is labelled review: an alias may see the change), "none" (no rewrite: one instance of
+  the cause cannot be fixed, and fixing the others alone would fail again).
 """
 
 from __future__ import annotations
@@ -29,13 +32,15 @@ class Case:
     wrong_fix: str
     negative: bool = False  # a non-JAX error: no panel, no rewrite
     module: str = ""  # the file of tests/rewrite_cases it comes from
+    offer: str = ""  # "", "review" or "none": see the module docstring
 
 
 def case(id: str, kind: str, cell: str, check: str = "", wrong_fix: str = "", setup: str = "",
-         negative: bool = False) -> Case:
+         negative: bool = False, offer: str = "") -> Case:
+    assert offer in ("", "review", "none"), offer
     d = textwrap.dedent
     return Case(id, kind, d(setup).strip("\n") + "\n", d(cell).strip("\n") + "\n", d(check).strip("\n") + "\n",
-                d(wrong_fix).strip("\n") + "\n", negative)
+                d(wrong_fix).strip("\n") + "\n", negative, offer=offer)
 
 
 def load_cases() -> list[Case]:

@@ -48,4 +48,90 @@ CASES = [
             counts = counts.at[lab].set(1)
         """,
     ),
+    # ------------------------------------------------------------------ the cause, not the line (issue #17)
+    case(
+        "markov-ring-two-setitems", "jax-array-immutable-setitem", setup=SETUP,
+        cell="""
+        n = 5
+        p = 0.7
+        T = jnp.zeros((n, n))
+        for i in range(n):
+            T[i, i] = p                 # stay
+            T[i, (i + 1) % n] = 1 - p   # move to the next state
+        """,
+        check="""
+        ref = np.zeros((5, 5))
+        for i in range(5):
+            ref[i, i] = 0.7
+            ref[i, (i + 1) % 5] = 0.3
+        np.testing.assert_allclose(np.asarray(T), ref, rtol=1e-6)
+        np.testing.assert_allclose(np.asarray(T).sum(axis=1), np.ones(5), rtol=1e-6)
+        """,
+        wrong_fix="""
+        n = 5
+        p = 0.7
+        T = jnp.zeros((n, n))
+        for i in range(n):
+            T = T.at[i, i].set(p)
+        """,
+    ),
+    case(
+        "running-moments-iadd", "jax-array-immutable-setitem", setup=SETUP,
+        cell="""
+        samples = [1.0, 2.0, 4.0, -3.0]
+        moments = jnp.zeros(3)   # count, sum, sum of squares
+        for v in samples:
+            moments[0] += 1
+            moments[1] += v
+            moments[2] += v * v
+        mean = moments[1] / moments[0]
+        """,
+        check="""
+        xs = np.array([1.0, 2.0, 4.0, -3.0])
+        np.testing.assert_allclose(np.asarray(moments), [4, xs.sum(), (xs ** 2).sum()], rtol=1e-6)
+        np.testing.assert_allclose(float(mean), xs.mean(), rtol=1e-6)
+        """,
+        wrong_fix="""
+        samples = [1.0, 2.0, 4.0, -3.0]
+        moments = jnp.zeros(3)
+        for v in samples:
+            moments = moments.at[0].add(1)
+            moments = moments.at[1].add(v)
+            moments = moments.at[2].set(v * v)
+        mean = moments[1] / moments[0]
+        """,
+    ),
+    case(
+        "setitem-with-alias-kept", "jax-array-immutable-setitem", setup=SETUP, offer="review",
+        cell="""
+        weights = jnp.ones(4)
+        initial = weights   # keep the starting point to compare against
+        weights[0] = 0.5
+        weights[3] *= 2.0
+        """,
+        check="""
+        np.testing.assert_allclose(np.asarray(weights), [0.5, 1.0, 1.0, 2.0])
+        """,
+        wrong_fix="""
+        weights = jnp.ones(4)
+        initial = weights
+        weights = weights.at[0].set(0.5)
+        """,
+    ),
+    case(
+        "setitem-chained-index-left", "jax-array-immutable-setitem", setup=SETUP, offer="none",
+        cell="""
+        grid = jnp.zeros((3, 3))
+        grid[0, 0] = 1.0
+        grid[1][1] = 2.0   # a chained index: writes into a copy of row 1
+        """,
+        check="""
+        ref = np.zeros((3, 3)); ref[0, 0] = 1.0; ref[1, 1] = 2.0
+        np.testing.assert_allclose(np.asarray(grid), ref)
+        """,
+        wrong_fix="""
+        grid = jnp.zeros((3, 3))
+        grid = grid.at[0, 0].set(1.0)
+        """,
+    ),
 ]

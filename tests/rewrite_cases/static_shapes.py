@@ -1575,4 +1575,83 @@ CASES = [
         buf = jnp.zeros(sizes)
         """,
     ),
+    # ------------------------------------------------------------------ every shape argument (issue #17)
+    case(
+        "sinusoidal-positions-two-sizes", "concretization-arange", setup=SETUP,
+        cell="""
+        @jax.jit
+        def sinusoidal_positions(seq_len, d_model):
+            pos = jnp.arange(seq_len)[:, None]
+            i = jnp.arange(0, d_model, 2)[None, :]
+            angles = pos / (10000 ** (i / d_model))
+            return jnp.concatenate([jnp.sin(angles), jnp.cos(angles)], axis=-1)
+
+        pe = sinusoidal_positions(16, 8)
+        """,
+        check="""
+        pos = np.arange(16)[:, None]; i = np.arange(0, 8, 2)[None, :]
+        ang = pos / (10000 ** (i / 8))
+        ref = np.concatenate([np.sin(ang), np.cos(ang)], axis=-1)
+        assert pe.shape == (16, 8)
+        np.testing.assert_allclose(np.asarray(pe), ref, rtol=1e-5, atol=1e-6)
+        """,
+        wrong_fix="""
+        from functools import partial
+
+        @partial(jax.jit, static_argnames=("seq_len",))
+        def sinusoidal_positions(seq_len, d_model):
+            pos = jnp.arange(seq_len)[:, None]
+            i = jnp.arange(0, 8, 4)[None, :]
+            angles = pos / (10000 ** (i / d_model))
+            return jnp.concatenate([jnp.sin(angles), jnp.cos(angles)], axis=-1)
+
+        pe = sinusoidal_positions(16, 8)
+        """,
+    ),
+    case(
+        "image-batch-three-sizes", "shape-not-concrete", setup=SETUP,
+        cell="""
+        @jax.jit
+        def blank_images(batch, height, width):
+            # a batch of black images with a white border
+            img = jnp.zeros((batch, height, width))
+            img = img.at[:, 0, :].set(1.0).at[:, -1, :].set(1.0)
+            return img.at[:, :, 0].set(1.0).at[:, :, -1].set(1.0)
+
+        imgs = blank_images(2, 4, 5)
+        """,
+        check="""
+        ref = np.zeros((2, 4, 5)); ref[:, 0, :] = ref[:, -1, :] = ref[:, :, 0] = ref[:, :, -1] = 1.0
+        assert imgs.shape == (2, 4, 5)
+        np.testing.assert_allclose(np.asarray(imgs), ref)
+        """,
+        wrong_fix="""
+        from functools import partial
+
+        @partial(jax.jit, static_argnames=("batch",))
+        def blank_images(batch, height, width):
+            img = jnp.zeros((batch, 4, 4))
+            img = img.at[:, 0, :].set(1.0).at[:, -1, :].set(1.0)
+            return img.at[:, :, 0].set(1.0).at[:, :, -1].set(1.0)
+
+        imgs = blank_images(2, 4, 5)
+        """,
+    ),
+    case(
+        "stride-from-data", "concretization-arange", setup=SETUP_DATA, offer="none",
+        cell="""
+        @jax.jit
+        def every_kth(v, size):
+            stride = jnp.argmax(v > 2.0) + 1   # the stride is read from the data
+            return v[jnp.arange(0, size, stride)]
+
+        picked = every_kth(x, 6)
+        """,
+        check="""
+        np.testing.assert_allclose(np.asarray(picked), x_np[0:6:4])
+        """,
+        wrong_fix="""
+        picked = x[jnp.arange(0, 6, 1)]
+        """,
+    ),
 ]

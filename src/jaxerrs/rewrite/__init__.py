@@ -28,6 +28,7 @@ class Edit:
     source: str
     safety: str
     summary: str
+    cause: Any = None  # the key of the cause it fixes, for rules with a detection (see rules.Found)
 
 
 @dataclass(frozen=True)
@@ -93,8 +94,13 @@ def rewrite_for(diagnosis: Diagnosis, source: str | None = None, line: int | Non
 
 
 def apply_rules(ctx: Context, names: list[str]) -> Rewrite | None:
-    """The first rule of ``names`` that proposes a valid edit."""
-    from jaxerrs.rewrite.rules import RULES
+    """The first rule of ``names`` that proposes a valid edit.
+
+    Post-condition for rules that declare a detection (``@rule(name, detect=...)``): the detection run on
+    the edited cell must find nothing left of the cause the edit fixed, else the edit is not offered (a
+    cell fixed on one line and failing again on the next is no fix).
+    """
+    from jaxerrs.rewrite.rules import DETECTORS, RULES
 
     if ctx.module is None:  # the cell is not Python LibCST can parse
         return None
@@ -111,9 +117,29 @@ def apply_rules(ctx: Context, names: list[str]) -> Rewrite | None:
         fixed = ctx.restore(edit.source)
         if fixed.strip() == ctx.source.strip() or not _compiles(edit.source):
             continue
+        detect = DETECTORS.get(name)
+        if detect is not None and not _cause_gone(ctx, detect, edit, fixed):
+            continue
         return Rewrite(fixed, unified_diff(ctx.source, fixed, ctx.label or "cell"), edit.safety,
                        edit.summary, name, ctx.label)
     return None
+
+
+def _cause_gone(ctx: Context, detect: Any, edit: Edit, fixed: str) -> bool:
+    """Whether the rule's own detection finds nothing of the edit's cause left in the edited cell."""
+    try:
+        key = edit.cause
+        if key is None:
+            found = detect(ctx, None)
+            if found is None:
+                return True  # the detection does not see this case: nothing to check it against
+            key = found.key
+        after = ctx.derive(fixed)
+        if after.module is None:
+            return False
+        return not detect(after, key)
+    except Exception:  # noqa: BLE001 - a detection that breaks cannot vouch for the edit
+        return False
 
 
 def _compiles(source: str) -> bool:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import libcst as cst
 import libcst.matchers as m
-from libcst.metadata import MetadataWrapper, ParentNodeProvider, PositionProvider
+from libcst.metadata import MetadataWrapper, ParentNodeProvider, PositionProvider, ScopeProvider
 
 if TYPE_CHECKING:
     from jaxerrs.diagnosis import Diagnosis
@@ -48,6 +48,13 @@ class Context:
     label: str = ""
     _by_type: dict[Any, list[cst.CSTNode]] = field(default_factory=dict, repr=False)
 
+    def derive(self, source: str, line: int | None = None) -> Context:
+        """A context for another version of the cell (an edit of it): same error, frame and namespace,
+        a fresh tree; ``line`` is the line to look at in it (None: no failing line)."""
+        return Context(source=source, line=line, error_class=self.error_class, message=self.message,
+                       values=self.values, record_id=self.record_id, exc=self.exc, namespace=self.namespace,
+                       locals=self.locals, label=self.label)
+
     # ------------------------------------------------------------------ the tree
 
     @cached_property
@@ -69,6 +76,11 @@ class Context:
     @cached_property
     def parents(self) -> Any:
         return self.wrapper.resolve(ParentNodeProvider) if self.wrapper is not None else {}
+
+    @cached_property
+    def scopes(self) -> Any:
+        """Node -> its LibCST scope (``libcst.metadata.ScopeProvider``): which binding a name reads."""
+        return self.wrapper.resolve(ScopeProvider) if self.wrapper is not None else {}
 
     def span(self, node: cst.CSTNode) -> tuple[int, int]:
         """(first line, last line) of ``node``, 1-based."""

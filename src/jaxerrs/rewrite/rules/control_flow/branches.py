@@ -10,7 +10,7 @@ import libcst.matchers as m
 
 from jaxerrs.rewrite import Edit
 from jaxerrs.rewrite.context import Context
-from jaxerrs.rewrite.rules import rule
+from jaxerrs.rewrite.rules import Found, fix_each, rule
 from jaxerrs.rewrite.rules.control_flow.common import (
     _AUG_TO_BIN,
     _BOTH_BRANCHES,
@@ -37,6 +37,7 @@ from jaxerrs.rewrite.rules.control_flow.common import (
     _traced,
     _tuple_of,
 )
+from jaxerrs.rewrite.values import MISSING, lookup_dotted
 
 # ---------------------------------------------------------------------------------------------- conditions
 
@@ -112,8 +113,109 @@ def _replace_if(ctx: Context, node: cst.If, new: list[cst.BaseStatement], remove
     return mapping
 
 
-@rule("traced-if")
+# ---------------------------------------------------------------------------------------------- detection
+
+_NOT_VALUES = {"isinstance", "callable", "hasattr", "len", "type", "issubclass", "getattr"}
+
+
+def _qual(ctx: Context, fn: cst.FunctionDef) -> str:
+    parts = [a.name.value for a in [fn, *ctx.ancestors(fn)] if isinstance(a, (cst.FunctionDef, cst.ClassDef))]
+    return ".".join(reversed(parts))
+
+
+def _test_traced(ctx: Context, fn: cst.FunctionDef, e: cst.BaseExpression, depth: int = 0) -> bool:
+    """Whether an ``if`` test in ``fn`` reads a traced value: a live array, or a local computed from one."""
+    if depth > 3:
+        return False
+    if isinstance(e, cst.BooleanOperation):
+        return _test_traced(ctx, fn, e.left, depth) or _test_traced(ctx, fn, e.right, depth)
+    if isinstance(e, cst.UnaryOperation):
+        return _test_traced(ctx, fn, e.expression, depth)
+    if isinstance(e, cst.Comparison) and all(isinstance(c.operator, (cst.Is, cst.IsNot)) for c in e.comparisons):
+        return False  # `x is None`: identity, never the array's value
+    if isinstance(e, cst.Call) and isinstance(e.func, cst.Name) and e.func.value in _NOT_VALUES:
+        return False
+    traced = _traced(ctx, e)
+    if traced is not None:
+        return traced
+    for name in _loads(e):  # names the failing frame has no value for yet: what they are computed from
+        if lookup_dotted(ctx, name.split(".")[0]) is not MISSING:
+            continue
+        for st in _own_assigns(fn, name.split(".")[0]):
+            if _test_traced(ctx, fn, st, depth + 1):
+                return True
+    return False
+
+
+def _own_assigns(fn: cst.FunctionDef, name: str) -> list[cst.BaseExpression]:
+    out: list[cst.BaseExpression] = []
+
+    class _V(cst.CSTVisitor):
+        def visit_FunctionDef(self, n: cst.FunctionDef) -> bool:
+            return n is fn
+
+        def visit_Assign(self, n: cst.Assign) -> None:
+            if any(isinstance(t.target, cst.Name) and t.target.value == name for t in n.targets):
+                out.append(n.value)
+
+    fn.visit(_V())
+    return out
+
+
+def _own_ifs(ctx: Context, fn: cst.FunctionDef) -> list[cst.If]:
+    """The if statements (chain heads, not elifs) of ``fn`` itself, not of functions nested in it."""
+    out: list[cst.If] = []
+
+    class _V(cst.CSTVisitor):
+        def visit_FunctionDef(self, n: cst.FunctionDef) -> bool:
+            return n is fn
+
+        def visit_Lambda(self, n: cst.Lambda) -> bool:
+            return False
+
+        def visit_If(self, n: cst.If) -> None:
+            out.append(n)
+
+    fn.visit(_V())
+    elifs = {n.orelse for n in out if isinstance(n.orelse, cst.If)}
+    return [n for n in out if n not in elifs]
+
+
+def detect_traced_if(ctx: Context, key: object = None) -> Found | None:
+    """Every ``if`` on a traced value in the function of the failing ``if`` (key: the function's qualified name)."""
+    if key is None:
+        head = _header(ctx)
+        if head is None or head[0] != "if":
+            return None
+        fn = _function(ctx, head[1])
+        if fn is None:
+            return None
+        key = _qual(ctx, fn)
+        first: cst.CSTNode | None = head[1]
+        if isinstance(ctx.parent(first), cst.If):  # an elif: its chain's head is the statement
+            while isinstance(ctx.parent(first), cst.If):
+                first = ctx.parent(first)
+    else:
+        fns = [f for f in ctx.nodes(cst.FunctionDef) if _qual(ctx, f) == key]  # type: ignore[arg-type]
+        if len(fns) != 1:
+            return None
+        fn, first = fns[0], None  # type: ignore[assignment]
+    assert isinstance(fn, cst.FunctionDef)
+    ifs = [n for n in _own_ifs(ctx, fn) if n is first or any(
+        _test_traced(ctx, fn, t) for t, _ in _chain(n)[0])]
+    if first is not None and first in ifs:  # the failing one first
+        ifs = [first, *[n for n in ifs if n is not first]]
+    return Found(key, fixable=ifs)
+
+
+@rule("traced-if", detect=detect_traced_if)
 def traced_if(ctx: Context) -> Edit | None:
+    """Every ``if`` on a traced value in the failing function, one after another (see :func:`_traced_if_one`);
+    nothing when one of them is not of a form the rule rewrites."""
+    return fix_each(ctx, detect_traced_if, _traced_if_one)
+
+
+def _traced_if_one(ctx: Context) -> Edit | None:
     """``if`` on a traced value: branches that return or assign one value -> ``jnp.where``; else ``lax.cond``."""
     head = _header(ctx)
     if head is None or head[0] != "if":

@@ -15,8 +15,10 @@ from jaxerrs.rewrite.jit_static import (
     find_jit,
     make_static,
     param_names,
+    static_kw,
 )
-from jaxerrs.rewrite.rules import rule
+from jaxerrs.rewrite.names import full_name
+from jaxerrs.rewrite.rules import Found, rule
 from jaxerrs.rewrite.rules.static_shapes.common import (
     _ARGS,
     _IDENT,
@@ -134,13 +136,149 @@ def _static_target(ctx: Context) -> _Static | None:
     return _Static(fn, site, params)
 
 
-@rule("static-argnames")
+# ---------------------------------------------------------------------------------------------- detection
+
+# jax.numpy functions -> (positions, keywords) of the arguments that set a shape, a size or an axis
+_SHAPE_ARGS: dict[str, tuple[tuple[int, ...] | str, tuple[str, ...]]] = {
+    "jax.numpy.arange": ("all", ("start", "stop", "step")),
+    "jax.numpy.zeros": ((0,), ("shape",)), "jax.numpy.ones": ((0,), ("shape",)),
+    "jax.numpy.empty": ((0,), ("shape",)), "jax.numpy.full": ((0,), ("shape",)),
+    "jax.numpy.eye": ((0, 1, 2), ("N", "M", "k")), "jax.numpy.identity": ((0,), ("n",)),
+    "jax.numpy.tri": ((0, 1, 2), ("N", "M", "k")),
+    "jax.numpy.linspace": ((2,), ("num",)), "jax.numpy.logspace": ((2,), ("num",)),
+    "jax.numpy.geomspace": ((2,), ("num",)),
+    "jax.numpy.reshape": ((1,), ("shape", "newshape")), "jax.numpy.broadcast_to": ((1,), ("shape",)),
+    "jax.numpy.tile": ((1,), ("reps",)), "jax.numpy.repeat": ((), ("total_repeat_length",)),
+    "jax.numpy.pad": ((1,), ("pad_width",)), "jax.numpy.split": ((1,), ("indices_or_sections",)),
+    "jax.numpy.tril": ((1,), ("k",)), "jax.numpy.triu": ((1,), ("k",)),
+    "jax.nn.one_hot": ((1,), ("num_classes",)),
+    "jax.random.normal": ((1,), ("shape",)), "jax.random.uniform": ((1,), ("shape",)),
+    "jax.random.randint": ((1,), ("shape",)), "jax.random.bernoulli": ((2,), ("shape",)),
+    "jax.random.categorical": ((3,), ("shape",)), "jax.random.choice": ((2,), ("shape",)),
+    "jax.random.truncated_normal": ((3,), ("shape",)),
+    "jax.lax.iota": ((1,), ("size",)), "range": ("all", ()),
+}
+_SHAPE_METHODS = {"reshape": "all", "broadcast_to": "all", "repeat": None}
+_AXIS_FUNCS = {"sum", "mean", "max", "min", "prod", "argmax", "argmin", "std", "var", "any", "all", "cumsum",
+               "cumprod", "expand_dims", "squeeze", "flip", "median", "nansum", "nanmean", "logsumexp",
+               "softmax", "log_softmax", "sort", "argsort", "moveaxis", "swapaxes"}
+
+
+def _shape_exprs(ctx: Context, fn: cst.FunctionDef) -> list[cst.BaseExpression]:
+    """The expressions in ``fn`` that must be concrete under ``jit``: shapes, sizes, counts, axes, slice bounds."""
+    out: list[cst.BaseExpression] = []
+    for c in ctx.nodes(cst.Call):
+        assert isinstance(c, cst.Call)
+        if not _within(ctx, c, fn):
+            continue
+        name = full_name(ctx, c.func, keep=True)
+        spec = _SHAPE_ARGS.get(name)
+        kws: tuple[str, ...] = ()
+        positions: tuple[int, ...] | str = ()
+        if spec is not None:
+            positions, kws = spec
+        elif isinstance(c.func, cst.Attribute) and c.func.attr.value in _SHAPE_METHODS and not name.startswith(
+                "jax.numpy."):
+            positions = "all" if c.func.attr.value != "repeat" else ()
+            kws = ("shape", "total_repeat_length")
+        if name.rsplit(".", 1)[-1] in _AXIS_FUNCS and (name.startswith("jax.") or isinstance(c.func, cst.Attribute)):
+            kws = (*kws, "axis")
+        pos = [a for a in c.args if a.keyword is None and not a.star]
+        for i, a in enumerate(pos):
+            if positions == "all" or (isinstance(positions, tuple) and i in positions):
+                out.append(a.value)
+        out.extend(a.value for a in c.args if a.keyword is not None and a.keyword.value in kws)
+    for sl in ctx.nodes(cst.Slice):
+        if _within(ctx, sl, fn):
+            out.extend(b for b in (sl.lower, sl.upper, sl.step) if b is not None)  # type: ignore[attr-defined]
+    return out
+
+
+def _concrete_names(e: cst.CSTNode) -> list[str]:
+    """Names ``e`` reads for their value (not for ``.shape``, ``len(...)``)."""
+    class _Len(cst.CSTTransformer):
+        def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+            if isinstance(updated.func, cst.Name) and updated.func.value == "len":
+                return cst.Integer("0")
+            return updated
+
+    stripped = e.visit(_Len())
+    return _names_in(stripped)
+
+
+def _statics(fn: cst.FunctionDef, site: JitSite) -> set[str] | None:
+    pos, _ = param_names(fn)
+    nums = static_kw(site.call, "static_argnums")
+    names = static_kw(site.call, "static_argnames")
+    if nums is None or names is None:
+        return None
+    return set(names[0]) | {pos[i] for i in nums[0] if isinstance(i, int) and -len(pos) <= i < len(pos)}
+
+
+def _shape_params(ctx: Context, fn: cst.FunctionDef) -> list[str]:
+    """The parameters of ``fn`` a shape, size, count or axis in it is computed from, in parameter order."""
+    found: set[str] = set()
+    for e in _shape_exprs(ctx, fn):
+        for n in dict.fromkeys(_concrete_names(e)):
+            got = _to_params(ctx, fn, n)
+            if got is not None and got[0] is fn:
+                found |= got[1]
+    pos, kwonly = param_names(fn)
+    return [p for p in (*pos, *kwonly) if p in found]
+
+
+def detect_static(ctx: Context, key: object = None) -> Found | None:
+    """The parameters of the jitted function that set shapes and are not static (key: the function's name)."""
+    if key is None:
+        target = _static_target(ctx)
+        if target is None:
+            return None
+        fn: cst.FunctionDef | None = target.fn
+        site: JitSite | None = target.site
+        extra = target.params
+        assert fn is not None
+        key = fn.name.value
+    else:
+        fn = ctx.function_named(str(key))
+        if fn is None:
+            return None
+        site = find_jit(ctx, fn)
+        extra = []
+        if site is None:
+            return Found(key, unfixable=[fn])  # the jit the edit made is not one the rule can read
+    assert site is not None
+    statics = _statics(fn, site)
+    if statics is None:
+        return Found(key, unfixable=[fn])
+    pos, kwonly = param_names(fn)
+    wanted = set(_shape_params(ctx, fn)) | set(extra)
+    found = Found(key)
+    here = ctx.function_at_line() is fn
+    for p in (*pos, *kwonly):
+        if p not in wanted or p in statics:
+            continue
+        v = (ctx.locals or {}).get(p) if here else None
+        if v is not None and is_tracer(v) and getattr(v, "shape", None) != ():
+            found.unfixable.append(p)  # array data a shape is computed from: it cannot be static
+        else:
+            found.fixable.append(p)
+    return found
+
+
+@rule("static-argnames", detect=detect_static)
 def static_argnames(ctx: Context) -> Edit | None:
-    """Make the parameter a traced size/shape/axis comes from static on the user's own ``jit``."""
+    """Make every parameter a traced size/shape/axis of the jitted function comes from static on the user's
+    own ``jit``: the one on the failing line and each other one that sets a shape in the same function
+    (making only the first static would fail again on the next)."""
     target = _static_target(ctx)
     if target is None:
         return None
-    fn, site, params = target.fn, target.site, target.params
+    found = detect_static(ctx)
+    if found is None or found.unfixable:
+        return None
+    fn, site = target.fn, target.site
+    pos, kwonly = param_names(fn)
+    params = [p for p in (*pos, *kwonly) if p in set(target.params) | set(found.fixable)]
     here = ctx.function_at_line()
     weak = True
     for p in params:
@@ -202,4 +340,4 @@ def static_argnames(ctx: Context) -> Edit | None:
         safe = False
     if not safe:
         summary += f"; check every call passes a Python int (not an array) for {names}"
-    return Edit(source, "safe" if safe else "review", summary + ".")
+    return Edit(source, "safe" if safe else "review", summary + ".", cause=found.key)
