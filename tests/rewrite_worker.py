@@ -1,6 +1,7 @@
 """Worker for ``tests/test_rewrite.py``: run failing cells in a real InteractiveShell with jaxerrs loaded.
 
-``python tests/rewrite_worker.py ID [ID ...]`` prints, after the marker, a JSON list of
+``python tests/rewrite_worker.py [--set PACKAGE] ID [ID ...]`` (PACKAGE: ``rewrite_cases``, the default, or
+``rewrite_heldout``) prints, after the marker, a JSON list of
 ``{"id", "raised", "is_jax", "record", "rewrite", "panel_rewrite", "error"}`` where ``rewrite`` is
 ``jaxerrs.diagnose(exc).to_dict()["rewrite"]`` and ``panel_rewrite`` the one the loaded extension's
 handler computed for its panel.
@@ -19,14 +20,17 @@ MARKER = "@@REWRITE-RESULTS@@"
 
 
 def main(ids: list[str]) -> None:
+    import importlib
+
     from IPython.core.interactiveshell import InteractiveShell
     from IPython.utils.capture import capture_output
 
     import jaxerrs
     from jaxerrs.extension import get_state
-    from rewrite_cases import load_cases
-
-    cases = {c.id: c for c in load_cases()}
+    package = "rewrite_cases"
+    if ids[:1] == ["--set"]:
+        package, ids = ids[1], ids[2:]
+    cases = {c.id: c for c in importlib.import_module(package).load_cases()}
     ip = InteractiveShell.instance()
     ip.run_line_magic("load_ext", "jaxerrs")
     state = get_state(ip)

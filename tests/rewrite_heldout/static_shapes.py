@@ -2,6 +2,7 @@
 and ``f = jax.jit(g)`` forms, aliases (``from jax import numpy as np``, ``import jax.lax as L``)."""
 
 import textwrap
+
 from rewrite_heldout import case
 
 SETUP = """

@@ -102,7 +102,7 @@ def prove(c) -> dict:
         row["raise"] = r["exc"] + ("" if landed == c.kind else f" -> {landed}")
         row["raise_msg"] = r["msg"].splitlines()[0][:160]
     row["alts"] = []
-    for i, fix in enumerate(c.alt_fixes):
+    for fix in c.alt_fixes:
         a = _run(c.setup, fix, c.check)
         row["alts"].append("ok" if a.get("ok") else f"FAIL({a.get('stage')}: {a.get('exc')}: {a.get('msg', '')[:200]})")
     w = _run(c.setup, c.wrong_fix, c.check)

@@ -1,0 +1,84 @@
+"""Fix my cell on the held-out set (tests/rewrite_heldout): figures only, never a test to tune against.
+
+The set was written blind to src/jaxerrs/rewrite/ from public threads (each case cites its source) and
+frozen before the rules it measures were changed. ``python tests/rewrite_heldout_metrics.py [--json F]``
+runs every cell in a real InteractiveShell with jaxerrs loaded (tests/rewrite_worker.py), then each
+rewrite with the case's intent check in a fresh process (tests/rewrite_check.py), and prints per kind:
+cells, rewrites, rewrites passing their check, `safe` rewrites and `safe` ones failing, and rewrites that
+leave the cell raising the same error class. Reading a miss moves that case to the tuning side: say so.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from collections import defaultdict
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from rewrite_heldout import load_cases  # noqa: E402
+from test_rewrite import WORKERS, _env  # noqa: E402
+
+
+def _worker(ids: list[str]) -> list[dict]:
+    p = subprocess.run([sys.executable, str(HERE / "rewrite_worker.py"), "--set", "rewrite_heldout", *ids],
+                       capture_output=True, text=True, env=_env(), timeout=3600)
+    if "@@REWRITE-RESULTS@@" not in p.stdout:
+        raise RuntimeError(f"rewrite worker failed:\n{p.stdout[-3000:]}\n{p.stderr[-6000:]}")
+    return json.loads(p.stdout.split("@@REWRITE-RESULTS@@", 1)[1])
+
+
+def _check(case, cell: str) -> str | None:
+    job = json.dumps({"setup": case.setup, "runs": {"rewrite": cell}, "check": case.check})
+    p = subprocess.run([sys.executable, str(HERE / "rewrite_check.py")], input=job, capture_output=True,
+                       text=True, env=_env(), timeout=600)
+    if "@@REWRITE-CHECK@@" not in p.stdout:
+        return f"check process died: {p.stderr[-300:]}"
+    return json.loads(p.stdout.split("@@REWRITE-CHECK@@", 1)[1])["rewrite"]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--json", help="write the rows here")
+    args = ap.parse_args()
+    cases = {c.id: c for c in load_cases() if not c.negative}
+    ids = list(cases)
+    with ThreadPoolExecutor(WORKERS) as pool:
+        rows = {r["id"]: r for chunk in pool.map(_worker, [ids[i::WORKERS] for i in range(WORKERS)]) for r in chunk}
+    offered = [i for i in ids if rows[i]["rewrite"]]
+    with ThreadPoolExecutor(WORKERS) as pool:
+        for i, res in zip(offered, pool.map(lambda i: _check(cases[i], rows[i]["rewrite"]["cell"]), offered),
+                          strict=True):
+            rows[i]["check"] = res
+    per: dict[str, list[int]] = defaultdict(lambda: [0] * 6)  # cells, rewrites, passed, safe, safe failing, same error
+    for i in ids:
+        r, row = rows[i], per[cases[i].kind]
+        row[0] += 1
+        if not r["rewrite"]:
+            continue
+        ok = r.get("check") is None
+        safe = r["rewrite"]["safety"] == "safe"
+        raised = (r["raised"] or "").split(":", 1)[0]
+        again = not ok and r["check"].startswith("cell:") and raised and f" {raised}" in r["check"][:80]
+        row[1:] = [row[1] + 1, row[2] + ok, row[3] + safe, row[4] + (safe and not ok), row[5] + bool(again)]
+    head = f"{'kind':36} cells rewrites passed safe safe-failing same-error-again"
+    lines = [head] + [f"{k:36} {v[0]:5} {v[1]:8} {v[2]:6} {v[3]:4} {v[4]:12} {v[5]:16}" for k, v in sorted(per.items())]
+    tot = [sum(v[j] for v in per.values()) for j in range(6)]
+    lines.append(f"{'total':36} {tot[0]:5} {tot[1]:8} {tot[2]:6} {tot[3]:4} {tot[4]:12} {tot[5]:16}")
+    lines.append(f"coverage {tot[1] / max(1, tot[0]):.1%}, rewrites passing {tot[2] / max(1, tot[1]):.1%}, "
+                 f"safe failing {tot[4]}, left failing with the same error {tot[5]}")
+    unexpected = [i for i in ids if rows[i]["error"] or not rows[i]["is_jax"]]
+    if unexpected:
+        lines.append(f"cells not diagnosed as JAX errors or that did not raise: {len(unexpected)}")
+    print("\n".join(lines))
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=1))
+
+
+if __name__ == "__main__":
+    main()
