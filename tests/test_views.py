@@ -51,7 +51,7 @@ def _without_own_script(panel) -> str:
     from jaxerrs.views import ACTIONS_JS
 
     html = panel.html
-    own = f'<script>{ACTIONS_JS}\njaxerrsPanelActions.wireInline("{panel.uid}");</script>'
+    own = f'<script data-jaxerrs-actions>{ACTIONS_JS}\njaxerrsPanelActions.wireInline("{panel.uid}");</script>'
     assert html.count(own) == 1 and html.lower().count("<script") == 1
     return html.replace(own, "")
 

@@ -414,7 +414,7 @@ def render_html(d: Diagnosis, with_rewrite: bool = True, uid: str | None = None)
         if not re.fullmatch(r"[0-9a-f]{8,64}", uid):
             raise ValueError(f"panel uid must be hex, not {uid!r}")
         tag = f' data-jaxerrs-uid="{uid}"'
-        script = f'<script>{ACTIONS_JS}\njaxerrsPanelActions.wireInline("{uid}");</script>'
+        script = f'<script data-jaxerrs-actions>{ACTIONS_JS}\njaxerrsPanelActions.wireInline("{uid}");</script>'
     return (f'<div class="jaxerrs-panel" data-record="{rid}"{tag}><style>{CSS}</style>{header_html(v)}'
             f"{body_html(v)}{actions_html(v)}{more_html(v)}{related_html(v)}{script}</div>")
 
