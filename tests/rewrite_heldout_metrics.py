@@ -24,6 +24,12 @@ sys.path.insert(0, str(HERE))
 from rewrite_heldout import load_cases  # noqa: E402
 from test_rewrite import WORKERS, _env  # noqa: E402
 
+# Cases that are not unseen any more, with why; they are run and shown apart, never in the held-out figures.
+SEEN = {
+    "markov-ring-transition-matrix": "issue #17's own example; the cell matches the tuning-side proof case "
+                                     "markov-ring-two-setitems line for line (2026-12-01)",
+}
+
 
 def _worker(ids: list[str]) -> list[dict]:
     p = subprocess.run([sys.executable, str(HERE / "rewrite_worker.py"), "--set", "rewrite_heldout", *ids],
@@ -46,7 +52,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--json", help="write the rows here")
     args = ap.parse_args()
-    cases = {c.id: c for c in load_cases() if not c.negative}
+    cases = {c.id: c for c in load_cases() if not c.negative and c.id not in SEEN}
     ids = list(cases)
     with ThreadPoolExecutor(WORKERS) as pool:
         rows = {r["id"]: r for chunk in pool.map(_worker, [ids[i::WORKERS] for i in range(WORKERS)]) for r in chunk}
@@ -75,6 +81,7 @@ def main() -> None:
     unexpected = [i for i in ids if rows[i]["error"] or not rows[i]["is_jax"]]
     if unexpected:
         lines.append(f"cells not diagnosed as JAX errors or that did not raise: {len(unexpected)}")
+    lines += [f"not counted (seen): {cid}: {why}" for cid, why in SEEN.items()]
     print("\n".join(lines))
     if args.json:
         Path(args.json).write_text(json.dumps(rows, indent=1))
