@@ -86,7 +86,7 @@ def _pre_run_cell_hook(state: State) -> Any:
 
 
 def _warm_up_hook(state: State) -> Any:
-    """Once the user has imported jax, load records, catalog and widgets in the background.
+    """Once the user has imported jax, load records, catalog, LibCST and the views in the background.
 
     The first panel then costs what the others do, instead of imports and file parsing.
     """
@@ -105,13 +105,12 @@ def _start_warm_up(state: State) -> None:
     if state.warmed:
         return
     state.warmed = True
-    widgets = in_kernel(state.shell)
     import threading
 
-    threading.Thread(target=_warm_up, args=(widgets,), name="jaxerrs-warm-up", daemon=True).start()
+    threading.Thread(target=_warm_up, name="jaxerrs-warm-up", daemon=True).start()
 
 
-def _warm_up(widgets: bool) -> None:
+def _warm_up() -> None:
     """What the first panel needs, in the order it needs it: records, LibCST (the panel waits for the
     rewrite), the catalog's anchors, then the views (pygments, the markdown parser)."""
     try:
@@ -129,8 +128,6 @@ def _warm_up(widgets: bool) -> None:
 
         prose.parser()
         views.highlight("x = 1")
-        if widgets:
-            import jaxerrs.panel  # noqa: F401
     except Exception:  # noqa: BLE001 - warming up is an optimisation; the error path loads what it needs
         pass
 

@@ -32,9 +32,8 @@ class Panel:
         self.cell_id = cell_id or ""
         self.uid = uuid.uuid4().hex
         v = views.build(diagnosis)  # computes the rewrite: Insert never races it
-        self.fix = v.rewrite.insertable() if v.rewrite is not None else v.fix_after
-        self.fix_kind = "rewrite" if v.rewrite is not None else "example" if v.fix_after else ""
-        self.html = views.render_html(diagnosis, uid=self.uid)
+        self.fix, self.fix_kind = views.fix_of(v)
+        self.html = views.panel_html(v, uid=self.uid)
         self.text = views.render_text(diagnosis, color=False, compact=True)
 
     def data(self) -> dict[str, Any]:

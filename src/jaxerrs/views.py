@@ -96,7 +96,7 @@ def _related(record: Record | None) -> list[tuple[str, str]]:
 
 
 def build(d: Diagnosis, with_rewrite: bool = True) -> PanelView:
-    """The view model; ``with_rewrite=False`` leaves the rewrite out (the widget adds it when it is ready)."""
+    """The view model; ``with_rewrite=False`` leaves the rewrite out (bench_diagnose times the panel without it)."""
     ev, rec = d.evidence, d.record
     notes: list[str] = []
     message = ev.message
@@ -385,15 +385,23 @@ STATIC_HINT = ("Insert and Copy work in a notebook with jaxerrs installed; here,
                "it, or run %jaxerr fix in IPython.")
 
 
+def fix_of(v: PanelView) -> tuple[str, str]:
+    """What Insert and Copy carry, and which it is: the user's cell fixed ("rewrite"), else the record's
+    example fix ("example"); ``("", "")`` when there is neither."""
+    if v.rewrite is not None:
+        return v.rewrite.insertable(), "rewrite"
+    return (v.fix_after, "example") if v.fix_after else ("", "")
+
+
 def actions_html(v: PanelView) -> str:
     """The Insert / Copy buttons for the fix shown just above, and that fix as the buttons carry it.
 
     The buttons start disabled, with a line that says why: a frontend that runs the panel's script (or
     the JupyterLab extension) enables them and clears it; GitHub, nbviewer and untrusted notebooks keep it."""
-    code = v.rewrite.insertable() if v.rewrite is not None else v.fix_after
+    code, kind = fix_of(v)
     if not code:
         return ""
-    what = "your cell, fixed" if v.rewrite is not None else "the example fix"
+    what = "your cell, fixed" if kind == "rewrite" else "the example fix"
     return ('<div class="jaxerrs-actions">'
             f'<button class="jaxerrs-insert" type="button" disabled title="Insert {what} as a new code cell '
             'below the failing cell">Insert as new cell</button>'
@@ -407,7 +415,11 @@ def render_html(d: Diagnosis, with_rewrite: bool = True, uid: str | None = None)
 
     With ``uid`` (the notebook panel, ``jaxerrs.panel``) it also carries the script that wires its buttons
     where a frontend runs a trusted output's scripts; ``uid`` (hex) is all the script says of this panel."""
-    v = build(d, with_rewrite)
+    return panel_html(build(d, with_rewrite), uid)
+
+
+def panel_html(v: PanelView, uid: str | None = None) -> str:
+    """:func:`render_html` of a view model already built."""
     rid = html.escape(v.record_id or "", quote=True)
     script, tag = "", ""
     if uid is not None:
