@@ -7,6 +7,10 @@ Same shape as ``tests/rewrite_cases`` (see its ``__init__``), plus two fields:
   accept every one of them, so that it tests the intent and not one spelling of the fix.
 - ``source``: the public thread the cell was modelled on (its URL), or ``"written for the shape
   ..."`` when none fitted.
+- ``earlier`` (optional): a cell run after ``setup`` and before ``cell``, as its own cell, that defines
+  what fails (the function, the class); the error's user frame is then in that earlier cell. For such a
+  case ``wrong_fix`` and every ``alt_fixes`` entry are versions of ``earlier``, and ``cell`` runs unchanged
+  after them.
 
 Each module defines ``CASES``; ``load_cases()`` gathers them. ``validate.py`` (run it with
 ``python tests/rewrite_heldout/validate.py``) proves each case in fresh subprocesses: the cell
@@ -33,6 +37,7 @@ class Case:
     source: str = ""
     negative: bool = False
     module: str = ""
+    earlier: str = ""
 
 
 def _d(s: str) -> str:
@@ -40,9 +45,18 @@ def _d(s: str) -> str:
 
 
 def case(id: str, kind: str, cell: str, check: str = "", wrong_fix: str = "", setup: str = "",
-         negative: bool = False, alt_fixes: tuple[str, ...] | list[str] = (), source: str = "") -> Case:
+         negative: bool = False, alt_fixes: tuple[str, ...] | list[str] = (), source: str = "",
+         earlier: str = "") -> Case:
     return Case(id, kind, _d(setup), _d(cell), _d(check), _d(wrong_fix),
-                tuple(_d(f) for f in alt_fixes), source, negative)
+                tuple(_d(f) for f in alt_fixes), source, negative, earlier=_d(earlier) if earlier.strip() else "")
+
+
+def fixed_run(c: Case, fix: str) -> tuple[str, str]:
+    """(code run before, code run as the cell) for a fix of ``c``: a fix replaces ``earlier`` when the case
+    has one (the failing definition is there), else the cell."""
+    if c.earlier:
+        return c.setup + "\n" + fix, c.cell
+    return c.setup, fix
 
 
 def load_cases() -> list[Case]:

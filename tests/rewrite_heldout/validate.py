@@ -27,7 +27,7 @@ TESTS = HERE.parent
 RECORDS = TESTS.parent / "src" / "jaxerrs" / "kb" / "records"
 sys.path.insert(0, str(TESTS))
 
-from rewrite_heldout import load_cases  # noqa: E402
+from rewrite_heldout import fixed_run, load_cases  # noqa: E402
 
 CHILD = r"""
 import json, sys, traceback
@@ -90,7 +90,7 @@ def classify(exc: str, msg: str) -> str:
 
 def prove(c) -> dict:
     row = {"id": c.id, "kind": c.kind, "module": c.module, "cited": not c.source.startswith("written for")}
-    r = _run(c.setup, c.cell)
+    r = _run(c.setup + ("\n" + c.earlier if c.earlier else ""), c.cell)
     if r.get("ok") or r.get("stage") != "body":
         row["raise"] = f"NO ({'ran clean' if r.get('ok') else r.get('stage') + ': ' + r.get('exc', '')})"
         row["raise_ok"] = False
@@ -103,9 +103,9 @@ def prove(c) -> dict:
         row["raise_msg"] = r["msg"].splitlines()[0][:160]
     row["alts"] = []
     for fix in c.alt_fixes:
-        a = _run(c.setup, fix, c.check)
+        a = _run(*fixed_run(c, fix), c.check)
         row["alts"].append("ok" if a.get("ok") else f"FAIL({a.get('stage')}: {a.get('exc')}: {a.get('msg', '')[:200]})")
-    w = _run(c.setup, c.wrong_fix, c.check)
+    w = _run(*fixed_run(c, c.wrong_fix), c.check)
     if w.get("ok"):
         row["wrong"], row["wrong_ok"] = "PASSED (check has no teeth)", False
     else:
