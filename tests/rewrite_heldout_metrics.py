@@ -11,6 +11,7 @@ leave the cell raising the same error class. Reading a miss moves that case to t
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
 import subprocess
 import sys
@@ -21,7 +22,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from rewrite_heldout import load_cases  # noqa: E402
+from rewrite_heldout import load_cases, side  # noqa: E402
 from test_rewrite import WORKERS, _env  # noqa: E402
 
 # Cases that are not unseen any more, with why; they are run and shown apart, never in the held-out figures.
@@ -40,7 +41,13 @@ def _worker(ids: list[str]) -> list[dict]:
 
 
 def _check(case, cell: str) -> str | None:
-    job = json.dumps({"setup": case.setup, "runs": {"rewrite": cell}, "check": case.check})
+    setup = case.setup
+    if case.earlier:  # the rewrite is of the earlier cell or of the cell: run it in its place
+        if difflib.SequenceMatcher(None, cell, case.earlier).ratio() > difflib.SequenceMatcher(None, cell, case.cell).ratio():
+            cell = cell + "\n" + case.cell
+        else:
+            setup = setup + "\n" + case.earlier
+    job = json.dumps({"setup": setup, "runs": {"rewrite": cell}, "check": case.check})
     p = subprocess.run([sys.executable, str(HERE / "rewrite_check.py")], input=job, capture_output=True,
                        text=True, env=_env(), timeout=600)
     if "@@REWRITE-CHECK@@" not in p.stdout:
@@ -51,8 +58,11 @@ def _check(case, cell: str) -> str | None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--json", help="write the rows here")
+    ap.add_argument("--side", choices=("held", "tuning", "all"), default="all",
+                    help="which half to run (see rewrite_heldout.side); 'all' prints each half's figures apart")
     args = ap.parse_args()
-    cases = {c.id: c for c in load_cases() if not c.negative and c.id not in SEEN}
+    cases = {c.id: c for c in load_cases() if not c.negative and c.id not in SEEN
+             and (args.side == "all" or side(c) == args.side)}
     ids = list(cases)
     with ThreadPoolExecutor(WORKERS) as pool:
         rows = {r["id"]: r for chunk in pool.map(_worker, [ids[i::WORKERS] for i in range(WORKERS)]) for r in chunk}
@@ -61,6 +71,22 @@ def main() -> None:
         for i, res in zip(offered, pool.map(lambda i: _check(cases[i], rows[i]["rewrite"]["cell"]), offered),
                           strict=True):
             rows[i]["check"] = res
+    lines: list[str] = []
+    for half in ("held", "tuning"):
+        half_ids = [i for i in ids if side(cases[i]) == half]
+        if half_ids:
+            lines += [f"== {half} ({'never read' if half == 'held' else 'misses may be read'})",
+                      *_table(cases, rows, half_ids)]
+    unexpected = [i for i in ids if rows[i]["error"] or not rows[i]["is_jax"]]
+    if unexpected:
+        lines.append(f"cells not diagnosed as JAX errors or that did not raise: {len(unexpected)}")
+    lines += [f"not counted (seen): {cid}: {why}" for cid, why in SEEN.items()]
+    print("\n".join(lines))
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=1))
+
+
+def _table(cases: dict, rows: dict, ids: list[str]) -> list[str]:
     per: dict[str, list[int]] = defaultdict(lambda: [0] * 6)  # cells, rewrites, passed, safe, safe failing, same error
     for i in ids:
         r, row = rows[i], per[cases[i].kind]
@@ -78,13 +104,7 @@ def main() -> None:
     lines.append(f"{'total':36} {tot[0]:5} {tot[1]:8} {tot[2]:6} {tot[3]:4} {tot[4]:12} {tot[5]:16}")
     lines.append(f"coverage {tot[1] / max(1, tot[0]):.1%}, rewrites passing {tot[2] / max(1, tot[1]):.1%}, "
                  f"safe failing {tot[4]}, left failing with the same error {tot[5]}")
-    unexpected = [i for i in ids if rows[i]["error"] or not rows[i]["is_jax"]]
-    if unexpected:
-        lines.append(f"cells not diagnosed as JAX errors or that did not raise: {len(unexpected)}")
-    lines += [f"not counted (seen): {cid}: {why}" for cid, why in SEEN.items()]
-    print("\n".join(lines))
-    if args.json:
-        Path(args.json).write_text(json.dumps(rows, indent=1))
+    return lines
 
 
 if __name__ == "__main__":

@@ -2,9 +2,9 @@
 
 ``python tests/rewrite_worker.py [--set PACKAGE] ID [ID ...]`` (PACKAGE: ``rewrite_cases``, the default, or
 ``rewrite_heldout``) prints, after the marker, a JSON list of
-``{"id", "raised", "is_jax", "record", "rewrite", "panel_rewrite", "error"}`` where ``rewrite`` is
-``jaxerrs.diagnose(exc).to_dict()["rewrite"]`` and ``panel_rewrite`` the one the loaded extension's
-handler computed for its panel.
+``{"id", "raised", "is_jax", "record", "rewrite", "panel_rewrite", "label", "error"}`` where ``rewrite`` is
+``jaxerrs.diagnose(exc).to_dict()["rewrite"]``, ``panel_rewrite`` the one the loaded extension's
+handler computed for its panel and ``label`` the cell that rewrite is of ("Cell In[3]").
 """
 
 from __future__ import annotations
@@ -40,9 +40,12 @@ def main(ids: list[str]) -> None:
         ip.reset(new_session=False)
         state.last = None
         row = {"id": cid, "raised": None, "is_jax": None, "record": None, "rewrite": None,
-               "panel_rewrite": None, "error": None}
+               "panel_rewrite": None, "label": None, "error": None}
         with capture_output():
             setup = ip.run_cell(c.setup)
+            earlier = getattr(c, "earlier", "")
+            if setup.success and earlier:  # the failing definition lives in a cell of its own
+                setup = ip.run_cell(earlier)
             result = ip.run_cell(c.cell) if setup.success else None
         if not setup.success:
             row["error"] = f"setup failed: {setup.error_in_exec!r}"
@@ -55,6 +58,7 @@ def main(ids: list[str]) -> None:
             row.update(is_jax=d["is_jax"], record=(d["record"] or {}).get("id"), rewrite=d["rewrite"])
             if state.last is not None and state.last.rewrite is not None:
                 row["panel_rewrite"] = state.last.rewrite.to_dict()
+                row["label"] = state.last.rewrite.label
         out.append(row)
     print(MARKER)
     print(json.dumps(out))
