@@ -276,3 +276,75 @@ def test_users_own_absl_import_is_not_a_jax_error(text):
 
     d = jaxerrs.diagnose_text(text)
     assert d.is_jax is False and d.record is None, d.to_dict()
+
+
+RELU_FIXED = """
+import jax
+import jax.numpy as jnp
+
+@jax.jit
+def relu(x):
+    return jnp.where(x > 0, x, 0.0)
+
+out = relu(1.0), relu(-2.0)
+"""
+
+
+def test_demos_run_and_every_case_and_code_solution_needs_one():
+    """``demos``: each runs clean and passes its check; once a record has demos, a case that no demo fixes
+    and a solution that shows code without a demo fail the record."""
+    rec = kb.load_file(MODEL)
+    good = kb.Demo(1, 1, RELU_FIXED, "assert float(out[0]) == 1.0 and float(out[1]) == 0.0")
+    res = check_record(replace(rec, id="demo-partial", demos=[good]))
+    assert res.checks["demo 1 (solution 1 on case 1)"] == "ok"
+    assert res.checks["every case fixed by a demo"] == f"no demo fixes case(s) {list(range(2, len(rec.cases) + 1))}"
+    assert res.checks["every code solution demonstrated"].startswith("solution(s) [2, 3, 4")
+    assert not res.ok
+    wrong = kb.Demo(1, 1, RELU_FIXED, "assert float(out[1]) == -2.0")  # a check the fix does not pass
+    raises = kb.Demo(1, 1, rec.cases[0], "pass")  # the case itself, not fixed
+    res = check_record(replace(rec, id="demo-bad", demos=[wrong, raises]))
+    assert res.checks["demo 1 (solution 1 on case 1)"].startswith("check failed: AssertionError")
+    assert res.checks["demo 2 (solution 1 on case 1)"].startswith("raised TracerBoolConversionError")
+    assert not res.ok
+    assert "demo" not in " ".join(check_record(replace(rec, id="no-demos", demos=[])).checks)
+
+
+def test_near_misses_must_land_where_they_say():
+    rec = kb.load_file(MODEL)
+    other = "import jax.numpy as jnp\nbool(jnp.array([1, 2]))"  # not a tracer: the ambiguous truth value
+    res = check_record(replace(rec, id="nm", near_misses=[
+        kb.NearMiss(other, "truth-value-ambiguous"), kb.NearMiss(other, ""), kb.NearMiss("x = 1", ""),
+        kb.NearMiss(rec.reproducer, "truth-value-ambiguous")]))
+    assert res.checks["near miss 1 (truth-value-ambiguous)"] == "ok"
+    assert res.checks["near miss 2 (no record)"].startswith("lands on truth-value-ambiguous")
+    assert res.checks["near miss 3 (no record)"] == "ran clean: a near miss must raise"
+    assert res.checks["near miss 4 (truth-value-ambiguous)"].startswith("lands on tracer-bool-conversion")
+
+
+@pytest.mark.parametrize("entry, field", [
+    ({"demos": [{"solution": 9, "case": 1, "code": "x = 1", "check": "pass"}]}, "demos[0].solution"),
+    ({"demos": [{"solution": 1, "case": 99, "code": "x = 1", "check": "pass"}]}, "demos[0].case"),
+    ({"demos": [{"solution": 1, "case": 1, "code": "", "check": "pass"}]}, "demos[0].code"),
+    ({"demos": [{"solution": 1, "case": 1, "code": "x = 1", "check": "pass", "when": "x"}]}, "demos[0]"),
+    ({"demos": [{"solution": 1, "case": 1, "code": "x = 1", "check": "pass", "jax": "<<1"}]}, "demos[0].jax"),
+    ({"near_misses": [{"code": "x = 1", "record": "tracer-bool-conversion"}]}, "near_misses[0].record"),
+    ({"near_misses": [{"code": "x = 1"}]}, "near_misses[0].record"),
+])
+def test_bad_demos_and_near_misses_are_reported_with_their_field(entry, field):
+    import re
+    import tomllib
+
+    data = tomllib.loads(MODEL.read_text(encoding="utf-8"))
+    with pytest.raises(kb.RecordError, match=re.escape(f"field '{field}'")):
+        kb.from_dict({**data, **entry}, MODEL.name)
+
+
+def test_demos_and_near_misses_for_other_releases_are_left_out():
+    import tomllib
+
+    data = tomllib.loads(MODEL.read_text(encoding="utf-8"))
+    demo = {"solution": 1, "case": 1, "code": RELU_FIXED, "check": "pass"}
+    rec = kb.from_dict({**data, "demos": [demo, {**demo, "jax": "<0.1"}],
+                        "near_misses": [{"code": "x = 1", "record": "", "jax": "<0.1"}]}, MODEL.name)
+    assert len(rec.demos) == 1 and rec.near_misses == []
+    assert rec.to_dict()["demos"][0]["solution"] == 1

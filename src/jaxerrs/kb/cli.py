@@ -18,6 +18,8 @@ def add_parser(sub: argparse._SubParsersAction, func: Callable[[argparse.Namespa
     c.add_argument("--format", choices=("text", "json"), default="text")
     c.add_argument("--capture", metavar="DIR", help="write each reproducer's traceback (as IPython prints it) "
                    "to DIR/ID.txt")
+    c.add_argument("--fresh", action="store_true",
+                   help="check each record in a process of its own (slower: each compiles again)")
     c.set_defaults(func=func)
     i = kbsub.add_parser("import", help="check records in the external dataset's JSON format (schemaVersion 2)")
     i.add_argument("path", nargs="+", help="JSON files or folders")
@@ -46,7 +48,7 @@ def _check(args: argparse.Namespace) -> int:
         chosen = [records[i] for i in args.only]
     curated = [r for r in chosen if r.origin == "curated"]
     imported = [r for r in chosen if r.origin != "curated"]
-    results = check(curated, jobs=args.jobs, capture=args.capture)
+    results = check(curated, jobs=args.jobs, capture=args.capture, fresh=args.fresh)
     if args.format == "json":
         from jaxerrs.kb.records import installed_jax
 

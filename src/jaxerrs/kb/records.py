@@ -68,6 +68,28 @@ class Defensive:
     try_except: str = ""
 
 
+@dataclass(frozen=True)
+class Demo:
+    """A solution shown working: solution ``solution`` (1-based) applied to case ``case`` (1-based; 0 is the
+    reproducer); ``code`` runs clean and ``code`` + ``check`` passes (a reference computed another way)."""
+
+    solution: int
+    case: int
+    code: str
+    check: str
+    jax: str = ""  # the releases it is for, when the API it uses differs ("" = every release of the record)
+
+
+@dataclass(frozen=True)
+class NearMiss:
+    """Code whose message shares the record's words but has another cause: it must raise and land on
+    ``record`` (another record's id) or on no record ("")."""
+
+    code: str
+    record: str
+    jax: str = ""
+
+
 @dataclass
 class Record:
     id: str
@@ -103,6 +125,8 @@ class Record:
     all_sites: list[SiteRef] = field(default_factory=list)  # ``sites`` of every release (``sites``: the installed)
     pattern_ranges: dict[str, str] = field(default_factory=dict)  # legacy pattern -> the JAX releases that word it so
     variant: str = ""  # the range of the ``[[variants]]`` entry applied for the installed JAX, if any
+    demos: list[Demo] = field(default_factory=list)  # solutions applied to cases, run by kb check
+    near_misses: list[NearMiss] = field(default_factory=list)  # look-alike errors that must land elsewhere
 
     @property
     def class_name(self) -> str:
@@ -172,6 +196,10 @@ class Record:
             "slug": self.slug,
             "flags": list(self.flags),
             "rewrite": list(self.rewrite),
+            "demos": [{"solution": d.solution, "case": d.case, "code": d.code, "check": d.check,
+                       **({"jax": d.jax} if d.jax else {})} for d in self.demos],
+            "near_misses": [{"code": n.code, "record": n.record, **({"jax": n.jax} if n.jax else {})}
+                            for n in self.near_misses],
         }
 
 
@@ -255,6 +283,7 @@ def from_dict(data: dict[str, Any], where: str) -> Record:
         raise RecordError(f"{where}: field 'requires' must be a distribution name and a version range, "
                           f"e.g. \"flax>=0.10\", got {requires!r}")
     _check_needs(data, where)
+    _check_demos(data, where)
     devices = data.get("devices", 1)
     if not isinstance(devices, int) or not 1 <= devices <= 8:
         raise RecordError(f"{where}: field 'devices' must be an integer from 1 to 8")
@@ -298,6 +327,36 @@ def _check_needs(data: dict[str, Any], where: str) -> None:
         _range_field(n.get("jax", ""), f"{name}.jax", where)
         if not isinstance(n.get("installed", True), bool):
             raise RecordError(f"{where}: field '{name}.installed' must be true or false")
+
+
+def _check_demos(data: dict[str, Any], where: str) -> None:
+    """``demos``: ``[{ solution = 1, case = 2, code = "…", check = "…", jax = ">=0.6" }]`` (``jax`` optional);
+    ``near_misses``: ``[{ code = "…", record = "other-id" }]`` (``record = ""``: it lands on no record)."""
+    n_solutions = len(data.get("solutions") or [])
+    n_cases = len(data.get("cases") or [])
+    for i, d in enumerate(_need(data, "demos", list, where, False) or []):
+        name = f"demos[{i}]"
+        if not isinstance(d, dict) or set(d) - {"solution", "case", "code", "check", "jax"}:
+            raise RecordError(f"{where}: field '{name}' takes solution, case, code, check and jax")
+        sol, case = d.get("solution"), d.get("case")
+        if not isinstance(sol, int) or not 1 <= sol <= n_solutions:
+            raise RecordError(f"{where}: field '{name}.solution' must be a solution's number, 1 to {n_solutions}")
+        if not isinstance(case, int) or not 0 <= case <= n_cases:
+            raise RecordError(f"{where}: field '{name}.case' must be a case's number, 1 to {n_cases} "
+                              "(0: the reproducer)")
+        for key in ("code", "check"):
+            if not isinstance(d.get(key), str) or not d[key].strip():
+                raise RecordError(f"{where}: field '{name}.{key}' must be non-empty code")
+        _range_field(d.get("jax", ""), f"{name}.jax", where)
+    for i, n in enumerate(_need(data, "near_misses", list, where, False) or []):
+        name = f"near_misses[{i}]"
+        if not isinstance(n, dict) or set(n) - {"code", "record", "jax"}:
+            raise RecordError(f"{where}: field '{name}' takes code, record and jax")
+        if not isinstance(n.get("code"), str) or not n["code"].strip():
+            raise RecordError(f"{where}: field '{name}.code' must be non-empty code")
+        if not isinstance(n.get("record"), str) or n["record"] == data.get("id"):
+            raise RecordError(f"{where}: field '{name}.record' must be another record's id, or \"\" for none")
+        _range_field(n.get("jax", ""), f"{name}.jax", where)
 
 
 _VARIANT_KEYS = {"jax", "reproducer", "cases", "fix", "error_class"}
@@ -390,6 +449,11 @@ def _build(data: dict[str, Any], where: str) -> Record:
         needs=[Need(n["package"].strip(), str(n.get("jax", "")), bool(n.get("installed", True)))
                for n in data.get("needs") or []],
         rewrite=[data["rewrite"]] if isinstance(data.get("rewrite"), str) else list(data.get("rewrite") or []),
+        demos=[Demo(d["solution"], d["case"], d["code"].strip("\n"), d["check"].strip("\n"), str(d.get("jax", "")))
+               for d in data.get("demos") or [] if not version or not d.get("jax") or _in_range(version, d["jax"])],
+        near_misses=[NearMiss(n["code"].strip("\n"), n["record"], str(n.get("jax", "")))
+                     for n in data.get("near_misses") or []
+                     if not version or not n.get("jax") or _in_range(version, n["jax"])],
     )
 
 

@@ -37,8 +37,17 @@ def compute() -> dict[str, Any]:
         libraries[lib.package] = {"version": lib.jax_version, "records": len(mine),
                                   "raise_statements": len(lib.sites),
                                   "sites_covered": sum((x.path, x.function) in covered_lib for x in lib.sites)}
+    from jaxerrs.kb.verify import shows_code
+
+    executed = [r for r in curated if r.verified != "message"]
+    demonstrated = [r for r in executed if r.demos and {d.case for d in r.demos} >= set(range(1, len(r.cases) + 1))
+                    and {d.solution for d in r.demos} >= {i for i, t in enumerate(r.solutions, 1) if shows_code(t)}]
     return {
         "jax_version": cat.jax_version,
+        "demos": {"records_with_demos": sum(bool(r.demos) for r in executed), "fully_demonstrated": len(demonstrated),
+                  "executed_records": len(executed), "demos": sum(len(r.demos) for r in curated),
+                  "records_with_near_misses": sum(bool(r.near_misses) for r in curated),
+                  "near_misses": sum(len(r.near_misses) for r in curated)},
         "libraries": libraries,
         "records": len(curated),
         "imported": len(records) - len(curated),
@@ -58,6 +67,10 @@ def render(data: dict[str, Any]) -> str:
              f"raise sites covered by a curated record: {data['sites_covered']} of {data['catalog_sites']}"]
     lines += [f"{name} {v['version']}: {v['records']} records; raise sites covered: {v['sites_covered']} of "
               f"{v['raise_statements']}" for name, v in data.get("libraries", {}).items()]
+    d = data["demos"]
+    lines += [f"solutions demonstrated: {d['fully_demonstrated']} of {d['executed_records']} executed records have a "
+              f"demo for every case and every code solution ({d['records_with_demos']} have demos, {d['demos']} in all); "
+              f"{d['records_with_near_misses']} records have near misses ({d['near_misses']} in all)"]
     lines += ["",
              "records per family (first tag):"]
     lines += [f"  {k:<28} {v}" for k, v in data["families"].items()]

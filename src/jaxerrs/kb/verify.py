@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -254,6 +255,9 @@ def check_record(record: Record) -> Result:
         c["fix.check passes"] = "ok" if failed is None else f"{type(failed).__name__}: {str(failed)[:200]}"
     if record.reviewed:
         _reviewed_checks(record, c)
+    if record.verified != "message":
+        _demo_checks(record, c)
+        _near_miss_checks(record, c)
     res.ok = all(v == "ok" for v in c.values())
     res.seconds = time.perf_counter() - start
     return res
@@ -311,6 +315,54 @@ def _library_site_check(path: str, function: str) -> str:
     return f"stale: no file {path} in the installed {top}"
 
 
+_CODE_SPAN = re.compile(r"`([^`]+)`")
+
+
+def shows_code(solution: str) -> bool:
+    """Whether a solution shows code to copy: a fenced block, or a code span with a call, an assignment or an
+    index (`jnp.where(m, x, 0)`, `x = x.at[i].set(v)`); a name alone (`jax.vmap`) is not code."""
+    if "```" in solution:
+        return True
+    return any(ch in span for span in _CODE_SPAN.findall(solution) for ch in "(=[")
+
+
+def _demo_checks(record: Record, c: dict[str, str]) -> None:
+    """Each demo's code runs clean and passes its check; once a record has demos, every case is fixed by one
+    and every solution that shows code is demonstrated."""
+    for i, d in enumerate(record.demos, 1):
+        label = f"demo {i} (solution {d.solution} on case {d.case})"
+        exc = _run(d.code)
+        if exc is not None:
+            c[label] = f"raised {type(exc).__name__}: {str(exc)[:200]}"
+            continue
+        failed = _run(d.code + "\n" + d.check)
+        c[label] = "ok" if failed is None else f"check failed: {type(failed).__name__}: {str(failed)[:200]}"
+    if not record.demos:
+        return
+    fixed = {d.case for d in record.demos}
+    unfixed = [j for j in range(1, len(record.cases) + 1) if j not in fixed]
+    c["every case fixed by a demo"] = "ok" if not unfixed else f"no demo fixes case(s) {unfixed}"
+    shown = {d.solution for d in record.demos}
+    bare = [i for i, text in enumerate(record.solutions, 1) if shows_code(text) and i not in shown]
+    c["every code solution demonstrated"] = "ok" if not bare else f"solution(s) {bare} show code but have no demo"
+
+
+def _near_miss_checks(record: Record, c: dict[str, str]) -> None:
+    """Each near miss raises and lands on the record it names (or on none), not on this one."""
+    from jaxerrs.matcher import diagnose_exception
+
+    for i, n in enumerate(record.near_misses, 1):
+        want = n.record or "no record"
+        exc = _run(n.code)
+        if exc is None:
+            c[f"near miss {i} ({want})"] = "ran clean: a near miss must raise"
+            continue
+        d = diagnose_exception(exc)
+        got = d.record.id if d.record is not None else ""
+        c[f"near miss {i} ({want})"] = "ok" if got == n.record else (
+            f"lands on {got or 'no record'}: {type(exc).__name__}: {str(exc)[:120]}")
+
+
 def _most_hit() -> set[str]:
     from jaxerrs.kb.records import RECORDS_DIR
 
@@ -341,22 +393,113 @@ def _reviewed_checks(record: Record, c: dict[str, str]) -> None:
             c[f"defensive.{name} runs"] = "ok" if exc is None else f"raised {type(exc).__name__}: {str(exc)[:160]}"
 
 
+def _check_one(record: Record) -> None:
+    try:
+        res = check_record(record)
+    except BaseException as e:  # noqa: BLE001 - report, never stop the batch
+        res = Result(record.id, False, {"check": f"crashed: {type(e).__name__}: {e}"[:300]})
+    print("JAXERRS-RESULT " + json.dumps(res.__dict__), flush=True)
+
+
+FRESH_ENV = "JAXERRS_KB_FRESH"
+
+
 def _worker(ids: list[str]) -> None:
+    """Check records in turn, each snippet in a fresh namespace with JAX's config flags restored after it.
+
+    With ``kb check --fresh`` each record is checked in a fresh process instead: a child forked from this
+    one, which has imported JAX, jaxerrs and the libraries but started no JAX backend (forking after one has
+    started can hang). A record's code can then change nothing another record's checks see (caches,
+    monkeypatches, leaked tracers) and a crash fails that record alone. It is not the default because every
+    process compiles again what the others compiled: about 2.6 s of CPU more per record (measured on 10
+    records, 40 s against 14 s), half an hour more over the four releases CI checks.
+    """
     from jaxerrs.kb.records import all_records
 
     records = all_records()
+    if not hasattr(os, "fork") or not os.environ.get(FRESH_ENV):
+        for rid in ids:
+            _check_one(records[rid])
+        return
+    import jax  # noqa: F401 - imported once, before forking; no backend is started here
+
+    from jaxerrs import matcher  # noqa: F401
+    from jaxerrs.catalog import get as get_catalog
+
+    get_catalog(progress=False)
+    _preload()
+    if _backend_started():  # a library started one at import: forking now could hang, so run here
+        for rid in ids:
+            _check_one(records[rid])
+        return
     for rid in ids:
+        sys.stdout.flush()
+        pid = os.fork()
+        if pid == 0:  # the child: one record, then out without running the parent's exit handlers
+            code = 0
+            try:
+                _check_one(records[rid])
+            except BaseException:  # noqa: BLE001
+                code = 1
+            finally:
+                sys.stdout.flush()
+                sys.stderr.flush()
+                os._exit(code)
+        status = _wait(pid, TIMEOUT_S)
+        if status is None:
+            print("JAXERRS-RESULT " + json.dumps(Result(rid, False, {"check": f"timed out after {TIMEOUT_S}s"}).__dict__),
+                  flush=True)
+        elif status != 0 and not os.WIFEXITED(status):
+            why = f"its process died (signal {os.WTERMSIG(status)})" if os.WIFSIGNALED(status) else "its process died"
+            print("JAXERRS-RESULT " + json.dumps(Result(rid, False, {"check": why}).__dict__), flush=True)
+
+
+# Imported once before forking, so each record's process starts with them (a record's code imports them).
+_PRELOAD = ("IPython.core.interactiveshell", "numpy", "scipy", "flax", "flax.linen", "flax.nnx", "optax",
+            "equinox", "chex", "orbax.checkpoint")
+
+
+def _preload() -> None:
+    import importlib
+
+    for name in _PRELOAD:
         try:
-            res = check_record(records[rid])
-        except BaseException as e:  # noqa: BLE001 - report, never stop the batch
-            res = Result(rid, False, {"check": f"crashed: {type(e).__name__}: {e}"[:300]})
-        print("JAXERRS-RESULT " + json.dumps(res.__dict__), flush=True)
+            importlib.import_module(name)
+        except Exception:  # noqa: BLE001 - not installed, or broken on this release: the record will say
+            pass
 
 
-def check(records: list[Record], jobs: int | None = None, capture: str | None = None) -> list[Result]:
+def _backend_started() -> bool:
+    try:
+        from jax._src import xla_bridge
+
+        return bool(getattr(xla_bridge, "_backends", None))
+    except Exception:  # noqa: BLE001 - cannot tell: do not fork
+        return True
+
+
+def _wait(pid: int, timeout: float) -> int | None:
+    """The child's wait status, or None after killing it at ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    delay = 0.005
+    while True:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            return status
+        if time.monotonic() > deadline:
+            os.kill(pid, 9)
+            os.waitpid(pid, 0)
+            return None
+        time.sleep(delay)
+        delay = min(delay * 2, 0.2)
+
+
+def check(records: list[Record], jobs: int | None = None, capture: str | None = None,
+          fresh: bool = False) -> list[Result]:
     """Check records in ``jobs`` worker processes (default: one per core, at most 4).
 
     ``capture``: a folder where each reproducer's traceback, as IPython prints it, is written (ID.txt).
+    ``fresh``: each record in a process of its own (see ``_worker``).
     """
     if not records:
         return []
@@ -370,6 +513,8 @@ def check(records: list[Record], jobs: int | None = None, capture: str | None = 
     env = {**os.environ, **WORKER_ENV}
     if capture:
         env[CAPTURE_ENV] = os.path.abspath(capture)
+    if fresh:
+        env[FRESH_ENV] = "1"
     procs = [
         subprocess.Popen([sys.executable, "-m", "jaxerrs.kb.verify", *batch], env=env,
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
