@@ -13,20 +13,20 @@ if [ ! -x /usr/bin/chromium ]; then
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y --no-install-recommends chromium
 fi
 
-# 2. nbclassic loads widgets through nbextensions: ipywidgets' manager (jupyter-js-widgets) and
-#    anywidget's loader. pip wheels of widgetsnbextension and anywidget drop the files and the
-#    enable config into sys-prefix already; installing and enabling them again makes sure of it
-#    (e.g. for environments built from sdists or with tools that skip data files).
+# 2. nbclassic loads widgets (search results) through ipywidgets' nbextension (jupyter-js-widgets).
+#    The widgetsnbextension wheel drops the files and the enable config into sys-prefix already;
+#    installing and enabling it again makes sure of it (e.g. for environments built from sdists or
+#    with tools that skip data files).
 quiet() { local out; if ! out="$("$@" 2>&1)"; then echo "$out" >&2; return 1; fi; }
-for pkg in widgetsnbextension anywidget; do
+for pkg in widgetsnbextension; do
     quiet "$PYTHON" -m jupyter nbclassic-extension install --py "$pkg" --sys-prefix --overwrite
     quiet "$PYTHON" -m jupyter nbclassic-extension enable --py "$pkg" --sys-prefix
 done
 
-# 3. Show what nbclassic will load, and fail loudly if either is missing.
+# 3. Show what nbclassic will load, and fail loudly if it is missing.
 listing="$("$PYTHON" -m jupyter nbclassic-extension list 2>&1)"
 echo "$listing"
-for ext in jupyter-js-widgets/extension anywidget/extension; do
+for ext in jupyter-js-widgets/extension; do
     if ! grep -q "$ext.*enabled" <<<"$listing"; then
         echo "browser-setup: nbclassic extension $ext is not enabled" >&2
         exit 1

@@ -80,7 +80,7 @@ def run_condition(condition: str, repeat: int) -> None:
     print(f"  {'not counted: InteractiveShell.instance()':42s} {ms(median(all_shells))} {ms(pct(all_shells, 90))}")
     mods = new[SUBJECT]
     heavy = {top: any(m == top or m.startswith(top + ".") for m in mods)
-             for top in ("jax", "jaxlib", "ipywidgets", "anywidget", "libcst")}
+             for top in ("jax", "jaxlib", "ipywidgets", "libcst")}
     print(f"  modules %load_ext {SUBJECT} adds: {len(mods)} ({', '.join(mods)})")
     print("  imports " + ", ".join(f"{top}: {hit}" for top, hit in heavy.items()))
 

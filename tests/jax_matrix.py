@@ -27,7 +27,7 @@ from jaxerrs.history import version_key  # noqa: F401 - the table's order (conft
 ROOT = Path(__file__).resolve().parents[1]
 # The oldest release we claim and two between; the newest is the test environment's own.
 MATRIX = ("0.4.38", "0.6.2", "0.8.3")
-PACKAGES = ("ipython", "ipykernel", "nbclient", "nbformat", "ipywidgets", "anywidget", "libcst>=1.0",
+PACKAGES = ("ipython", "ipykernel", "nbclient", "nbformat", "ipywidgets", "libcst>=1.0",
             "pygments", "packaging", "markdown-it-py>=3")
 # Releases whose jax.export imports absl without declaring it (0.4.38-0.6.1: a plain `pip install jax` lacks
 # it). Installed here so the export-* records' claims run on them; export-needs-absl-py, the record about
