@@ -14,6 +14,20 @@ which of two ``set`` values wins is unspecified). So the edit is ``safe`` only w
 other name to the array (checked with LibCST's scope analysis, and in the namespace of earlier cells),
 the array is not a parameter the function does not return, and every index is a number or a slice;
 otherwise it is ``review``, with what to check.
+
+Preconditions checked, each one a way NumPy's in-place semantics would differ (``_alias_note``,
+``_caller_note``, ``_index_note``, ``_dtype_note``):
+
+- no other name holds the array: ``y = x``, ``y = (x, 1)``, a store into a container, an earlier cell's
+  name for the same object; nor a NumPy *view* of it taken before a store (``y = x[1:]``, ``x.T``,
+  ``x.reshape(...)``, ``jnp.asarray(x)``, ``x if c else z``), which NumPy would see change;
+- a parameter is returned by every ``return`` of the function, and every caller in the cell passes an
+  array nobody else reads: a fresh expression (``f(jnp.zeros(3))``), a name read nowhere else, or
+  ``a = f(a)``; a function passed on (``jax.jit(f)``), a method, a default value or a function not
+  called in the cell leaves the caller's array unknown;
+- every index is a number (an index array may repeat a position: ``.at[].add`` adds each time);
+- an augmented store into an integer array adds an integer: NumPy computes ``x[i] + 0.5`` in floating
+  point and truncates the sum, ``.at[i].add(0.5)`` casts ``0.5`` to the integer type first.
 """
 
 from __future__ import annotations
@@ -242,7 +256,10 @@ def _scalar_index(ctx: Context, e: cst.BaseExpression, scope: Any, depth: int = 
     if isinstance(e, cst.Name):
         v = lookup(ctx, e.value)
         if v is not MISSING:
-            return isinstance(v, int) or getattr(v, "shape", None) == ()
+            if isinstance(v, bool):
+                return False
+            return isinstance(v, int) or (getattr(v, "shape", None) == () and getattr(
+                getattr(v, "dtype", None), "kind", "") in ("i", "u"))
         if scope is None:
             return False
         assigns = list(scope.assignments[e.value])
@@ -271,8 +288,9 @@ def _index_note(ctx: Context, targets: list[cst.Subscript], scope: Any) -> str |
     return None
 
 
-def _alias_note(ctx: Context, key: Any, scope: Any, assigns: list[Any]) -> str | None:
-    """What else may hold the array: another name, a container, the caller; None when nothing does."""
+def _alias_note(ctx: Context, key: Any, scope: Any, assigns: list[Any],
+                stores: list[cst.CSTNode] | None = None) -> str | None:
+    """What else may hold the array: another name, a container, a view, the caller; None when nothing does."""
     name = key[0]
     for a in assigns:
         node, parent = a.node, ctx.parent(a.node)
@@ -283,6 +301,9 @@ def _alias_note(ctx: Context, key: Any, scope: Any, assigns: list[Any]) -> str |
                     isinstance(n, cst.Name) and n.value == name for n in _names(r.value)) for r in rets):
                 return (f"`{name}` is a parameter the function does not return: the caller's array is not changed "
                         f"(return `{name}` and use the result)")
+            note = _caller_note(ctx, fn, name) if isinstance(fn, cst.FunctionDef) else "the caller's array"
+            if note:
+                return note
         elif isinstance(parent, cst.AssignTarget):
             value = getattr(ctx.parent(parent), "value", None)
             if isinstance(value, (cst.Name, cst.Attribute, cst.Subscript)):
@@ -309,6 +330,9 @@ def _alias_note(ctx: Context, key: Any, scope: Any, assigns: list[Any]) -> str |
                 continue  # x = x ...: the same name
             if _direct(ctx, n, holder.value):
                 return f"`{ctx.code(tgt)}` is bound to `{name}`'s array too: it keeps the old values"
+    view = _view_note(ctx, name, scope, stores or [])
+    if view:
+        return view
     if isinstance(scope, GlobalScope) and ctx.namespace:
         v = ctx.namespace.get(name)
         if v is not None and hasattr(v, "shape"):
@@ -316,6 +340,157 @@ def _alias_note(ctx: Context, key: Any, scope: Any, assigns: list[Any]) -> str |
                 if w is v and other != name and isinstance(other, str) and not other.startswith("_") \
                         and other not in ("In", "Out"):
                     return f"`{other}` (from an earlier cell) is the same array as `{name}`: it keeps the old values"
+    return None
+
+
+# attributes and methods that give a NumPy view of the array (it would see a later in-place store)
+_VIEW_ATTRS = {"T", "mT", "real", "imag", "flat"}
+_VIEW_METHODS = {"reshape", "view", "transpose", "swapaxes", "ravel", "squeeze", "diagonal", "__array__"}
+
+
+def _view_note(ctx: Context, name: str, scope: Any, stores: list[cst.CSTNode]) -> str | None:
+    """A name bound, before a store, to what NumPy makes a view of the array (``y = x[1:]``, ``x.T``,
+    ``x.reshape(...)``, ``jnp.asarray(x)``, ``x if c else z``): NumPy's ``y`` would see the store, JAX's not."""
+    for acc in scope.accesses[name]:
+        n = acc.node
+        cur: cst.CSTNode = n
+        while True:
+            p = ctx.parent(cur)
+            if isinstance(p, cst.Subscript) and p.value is cur:
+                cur = p
+            elif isinstance(p, cst.Attribute) and p.value is cur and p.attr.value in _VIEW_ATTRS:
+                cur = p
+            elif isinstance(p, cst.Attribute) and p.value is cur and p.attr.value in _VIEW_METHODS:
+                call = ctx.parent(p)
+                if not (isinstance(call, cst.Call) and call.func is p):
+                    break
+                cur = call
+            elif isinstance(p, cst.IfExp) and cur is not p.test or isinstance(p, cst.BooleanOperation):
+                cur = p
+            elif isinstance(p, cst.Arg) and p.keyword is None and isinstance(ctx.parent(p), cst.Call):
+                call = ctx.parent(p)
+                assert isinstance(call, cst.Call)
+                if not (call.args and call.args[0] is p and full_name(ctx, call.func, keep=True).rsplit(
+                        ".", 1)[-1] == "asarray"):
+                    break
+                cur = call
+            else:
+                break
+        if cur is n:
+            continue
+        holder = ctx.parent(cur)
+        if not isinstance(holder, (cst.Assign, cst.AnnAssign, cst.NamedExpr)) or holder.value is not cur:
+            continue
+        tgt = holder.targets[0].target if isinstance(holder, cst.Assign) else holder.target
+        if isinstance(tgt, cst.Name) and tgt.value == name:
+            continue  # x = x[1:]: the name itself, rebound
+        if _before_a_store(ctx, holder, stores):
+            return (f"`{ctx.code(tgt)}` is taken from `{name}` before it is changed (in NumPy a view that sees "
+                    "the change): it keeps the old values")
+    return None
+
+
+def _before_a_store(ctx: Context, node: cst.CSTNode, stores: list[cst.CSTNode]) -> bool:
+    """Whether ``node`` may run before one of ``stores``: earlier in the cell, or in a loop with one."""
+    if not stores:
+        return True
+    line = ctx.span(node)[0]
+    if any(ctx.span(st)[0] >= line for st in stores):
+        return True
+    loops = [a for a in ctx.ancestors(node) if isinstance(a, (cst.For, cst.While))]
+    return any(loop in ctx.ancestors(st) for loop in loops for st in stores)
+
+
+# jax.numpy / numpy functions whose result is a new array (never the argument itself)
+_FRESH = {"zeros", "ones", "full", "empty", "arange", "linspace", "eye", "identity", "array", "zeros_like",
+          "ones_like", "full_like", "copy"}
+
+
+def _fresh(ctx: Context, e: cst.BaseExpression) -> bool:
+    """Whether ``e`` makes a new array that no name holds (a literal, arithmetic, ``jnp.zeros(...)``)."""
+    if isinstance(e, (cst.Integer, cst.Float, cst.List, cst.Tuple, cst.BinaryOperation, cst.UnaryOperation)):
+        return True
+    if isinstance(e, cst.Call):
+        full = full_name(ctx, e.func, keep=True)
+        head, _, last = full.rpartition(".")
+        return head in ("jax.numpy", "numpy") and last in _FRESH
+    return False
+
+
+def _caller_note(ctx: Context, fn: cst.FunctionDef, name: str) -> str | None:
+    """What a caller of ``fn`` still holds of the array it passed for parameter ``name`` (NumPy would have
+    changed it in place); None when every caller in the cell passes an array nobody else reads."""
+    fname = fn.name.value
+    unknown = (f"`{name}` is a parameter: check that `{fname}`'s callers use the returned array (the one they "
+               "passed keeps the old values)")
+    if isinstance(ctx.parent(ctx.parent(fn)), cst.ClassDef):
+        return unknown  # a method: its callers are ``obj.method(...)``, not followed here
+    p = fn.params
+    positional = [q.name.value for q in (*p.posonly_params, *p.params)]
+    param = next((q for q in (*p.posonly_params, *p.params, *p.kwonly_params) if q.name.value == name), None)
+    if param is None or param.default is not None:
+        return unknown  # ``*args``, or a default array a call without it would share
+    refs = [n for n in ctx.nodes(cst.Name) if n.value == fname and n is not fn.name]  # type: ignore[attr-defined]
+    if not refs:
+        return unknown
+    for r in refs:
+        call = ctx.parent(r)
+        if not isinstance(call, cst.Call) or call.func is not r or fn in ctx.ancestors(r):
+            return unknown  # passed on (``jax.jit(f)``, ``vmap(f)``), stored, or recursive
+        if any(a.star for a in call.args):
+            return unknown
+        pos_args = [a for a in call.args if a.keyword is None]
+        arg = next((a for a in call.args if a.keyword is not None and a.keyword.value == name), None)
+        if arg is None and name in positional and positional.index(name) < len(pos_args):
+            arg = pos_args[positional.index(name)]
+        if arg is None:
+            return unknown
+        v = arg.value
+        if _fresh(ctx, v):
+            continue
+        if not isinstance(v, cst.Name):
+            return unknown
+        held = f"`{v.value}` (passed to `{fname}`) keeps the old values: use the returned array"
+        got = _owner(ctx, v)
+        if got is None:
+            return held
+        key = (v.value, _qualname(ctx, got[1]), "name")
+        owner, assigns = _bindings(ctx, key)
+        stmt = ctx.parent(call)
+        rebinds = isinstance(stmt, cst.Assign) and stmt.value is call and len(stmt.targets) == 1 and isinstance(
+            stmt.targets[0].target, cst.Name) and stmt.targets[0].target.value == v.value
+        if owner is None or (not assigns and not rebinds):
+            return held  # an array of an earlier cell: later cells may read it
+        if not rebinds:
+            reads = {id(acc.node) for asg in assigns for acc in asg.references}
+            if reads - {id(v)}:
+                return held
+        if not isinstance(getattr(owner, "node", None), cst.FunctionDef) or owner.node is not fn:
+            note = _alias_note(ctx, key, owner, assigns)
+            if note:
+                return held
+    return None
+
+
+def _dtype_note(ctx: Context, name: str, holders: list[cst.CSTNode]) -> str | None:
+    """An augmented store into an integer (or bool) array whose value may not be an integer."""
+    if not any(isinstance(h, cst.AugAssign) for h in holders):
+        return None
+    kind = getattr(getattr(lookup(ctx, name), "dtype", None), "kind", None)
+    if kind in ("f", "c"):
+        return None
+    for h in holders:
+        if not isinstance(h, cst.AugAssign):
+            continue
+        v = h.value
+        if isinstance(v, cst.UnaryOperation) and isinstance(v.operator, cst.Minus):
+            v = v.expression
+        val = lookup(ctx, v.value) if isinstance(v, cst.Name) else MISSING
+        is_int = isinstance(v, cst.Integer) or (isinstance(val, int) and not isinstance(val, bool)) or getattr(
+            getattr(val, "dtype", None), "kind", "") in ("i", "u")
+        if kind is None or not is_int:
+            return (f"`{ctx.code(h)}`: if `{name}` holds integers and the value is fractional, NumPy adds in "
+                    "floating point and truncates the sum, `.at[]` truncates the value first")
     return None
 
 
@@ -395,8 +570,9 @@ def at_set(ctx: Context) -> Edit | None:
         scope = None
     else:
         scope, assigns = _bindings(ctx, found.key)
-        note = _alias_note(ctx, found.key, scope, assigns) if scope is not None else "what else holds the array"
-    note = note or _index_note(ctx, targets, scope)
+        note = _alias_note(ctx, found.key, scope, assigns, found.fixable) if scope is not None else \
+            "what else holds the array"
+    note = note or _index_note(ctx, targets, scope) or _dtype_note(ctx, name, found.fixable)
     if note:
         return Edit(ctx.replace_many(pairs), "review", f"{summary}; {note}.", cause=found.key)
     return Edit(ctx.replace_many(pairs), "safe", summary + ".", cause=found.key)
