@@ -1,0 +1,418 @@
+"""Kinds fix-my-cell had nothing for: removed module imports, tracers formatted into printed strings,
+Python-number conversions that only feed a print or a returned metric, string/bool options of a jitted
+function.
+
+Cells modelled on public threads (facts carry over, code is ours): `from jax.config import config` failing
+after the jax.config module went (hiddenSymmetries/simsopt#447, zadorlab/sella#39, spdes/chirpgp#2);
+`jax.experimental.maps.Mesh` -> `jax.sharding.Mesh` (NVIDIA/TransformerEngine#276, jax-md/jax-md#316);
+`jax.experimental.enable_x64` replaced by `jax.enable_x64` (jax-ml/jax#32429, #36167); format specs on
+tracers inside jit (jax-ml/jax#23475, #26296); string options of jitted functions (jax-ml/jax#4416).
+"""
+
+import textwrap
+
+from rewrite_cases import case
+
+_d = textwrap.dedent
+
+SETUP = """
+import numpy as np
+import jax
+import jax.numpy as jnp
+"""
+
+BARE = """
+import numpy as np
+"""
+
+CASES = [
+    # ------------------------------------------------------------------ removed modules and names (imports)
+    case(
+        "jax-config-module-x64-first-cell", "removed-jax-module", setup=BARE,
+        cell="""
+        import jax
+        import jax.numpy as jnp
+        from jax.config import config
+        config.update("jax_enable_x64", True)
+
+        t = jnp.linspace(0.0, 1.0, 5)
+        decay = jnp.exp(-3.0 * t)
+        """,
+        check="""
+        assert decay.dtype == np.float64, decay.dtype
+        np.testing.assert_allclose(np.asarray(decay), np.exp(-3.0 * np.linspace(0.0, 1.0, 5)), rtol=1e-12)
+        """,
+        wrong_fix="""
+        import jax
+        import jax.numpy as jnp
+
+        t = jnp.linspace(0.0, 1.0, 5)
+        decay = jnp.exp(-3.0 * t)
+        """,
+    ),
+    case(
+        "jax-config-import-in-helper", "removed-jax-module", setup=BARE,
+        cell="""
+        import jax.numpy as jnp
+
+        def use_double_precision():
+            # package-style setup helper written for jax 0.3
+            from jax.config import config
+            config.update("jax_enable_x64", True)
+            return config.read("jax_enable_x64")
+
+        enabled = use_double_precision()
+        third = jnp.ones(3) / 3
+        """,
+        check="""
+        assert enabled is True
+        assert third.dtype == np.float64 and abs(float(third[0]) - 1 / 3) < 1e-15
+        """,
+        wrong_fix="""
+        import jax.numpy as jnp
+        enabled = True
+        third = jnp.ones(3) / 3
+        """,
+    ),
+    case(
+        "experimental-optimizers-adam-fit", "removed-jax-submodule-import-name", setup=SETUP,
+        cell="""
+        from jax.experimental import optimizers
+
+        opt_init, opt_update, get_params = optimizers.adam(step_size=0.1)
+
+        def loss(w):
+            return jnp.sum((w - jnp.array([3.0, -1.0])) ** 2)
+
+        state = opt_init(jnp.zeros(2))
+        for i in range(300):
+            g = jax.grad(loss)(get_params(state))
+            state = opt_update(i, g, state)
+        w = get_params(state)
+        """,
+        check="""
+        np.testing.assert_allclose(np.asarray(w), [3.0, -1.0], atol=1e-2)
+        """,
+        wrong_fix="""
+        w = jnp.zeros(2)
+        """,
+    ),
+    case(
+        "stax-optimizers-three-imports", "removed-jax-submodule-import-name", setup=SETUP,
+        cell="""
+        from jax.experimental import stax
+        from jax.experimental.stax import Dense, Relu
+        import jax.experimental.optimizers as optim
+
+        init_fn, apply_fn = stax.serial(Dense(4), Relu, Dense(1))
+        _, params = init_fn(jax.random.PRNGKey(0), (-1, 3))
+        x = jnp.linspace(-1.0, 1.0, 6).reshape(2, 3)
+        out = apply_fn(params, x)
+        opt_init, opt_update, get_params = optim.sgd(0.01)
+        same = get_params(opt_init(params))
+        """,
+        check="""
+        (w1, b1), _, (w2, b2) = params
+        h = np.maximum(np.asarray(x) @ np.asarray(w1) + np.asarray(b1), 0.0)
+        np.testing.assert_allclose(np.asarray(out), h @ np.asarray(w2) + np.asarray(b2), rtol=1e-5)
+        assert jax.tree.all(jax.tree.map(lambda a, b: bool(jnp.all(a == b)), same, params))
+        """,
+        wrong_fix="""
+        from jax.example_libraries import stax
+        from jax.example_libraries.stax import Dense
+        from jax.example_libraries import optimizers as optim
+
+        init_fn, apply_fn = stax.serial(Dense(4), Dense(1))
+        _, params = init_fn(jax.random.PRNGKey(0), (-1, 3))
+        params = (params[0], (), params[1])
+        x = jnp.linspace(-1.0, 1.0, 6).reshape(2, 3)
+        out = stax.serial(Dense(4), Dense(1))[1]((params[0], params[2]), x)
+        opt_init, opt_update, get_params = optim.sgd(0.01)
+        same = get_params(opt_init(params))
+        """,
+    ),
+    case(
+        "tree-helpers-from-jax-and-dotted", "removed-jax-import-name", setup=SETUP,
+        cell="""
+        from jax import jit, tree_map, tree_leaves  # old-style helpers
+
+        params = {"dense": {"w": jnp.ones((3, 2)), "b": jnp.zeros(2)}, "out": jnp.ones(2)}
+        grads = jax.tree_util.tree_map(jnp.ones_like, params)
+
+        @jit
+        def sgd(p, g):
+            return tree_map(lambda a, b: a - 0.5 * b, p, g)
+
+        new = sgd(params, grads)
+        n_params = sum(leaf.size for leaf in tree_leaves(new))
+        leaves, treedef = jax.tree_flatten(new)
+        """,
+        check="""
+        assert n_params == 3 * 2 + 2 + 2
+        np.testing.assert_allclose(np.asarray(new["dense"]["w"]), np.full((3, 2), 0.5))
+        np.testing.assert_allclose(np.asarray(new["dense"]["b"]), np.full(2, -0.5))
+        assert len(leaves) == 3 and jax.tree_util.tree_unflatten(treedef, leaves)["out"].shape == (2,)
+        """,
+        wrong_fix="""
+        from jax import jit
+        from jax.tree_util import tree_map, tree_leaves
+
+        params = {"dense": {"w": jnp.ones((3, 2)), "b": jnp.zeros(2)}, "out": jnp.ones(2)}
+        grads = jax.tree_util.tree_map(jnp.ones_like, params)
+        new = tree_map(lambda a, b: a - b, params, grads)
+        n_params = len(tree_leaves(new))
+        leaves, treedef = jax.tree_util.tree_flatten(new)
+        """,
+    ),
+    case(
+        "tree-multimap-in-update-fn", "removed-jax-submodule-import-name", setup=SETUP,
+        cell="""
+        def momentum_step(params, grads, velocity, lr=0.1, beta=0.9):
+            from jax.tree_util import tree_multimap
+            velocity = tree_multimap(lambda v, g: beta * v + g, velocity, grads)
+            params = tree_multimap(lambda p, v: p - lr * v, params, velocity)
+            return params, velocity
+
+        p = {"w": jnp.array([1.0, 2.0])}
+        v = {"w": jnp.zeros(2)}
+        for _ in range(2):
+            p, v = momentum_step(p, {"w": jnp.array([1.0, -1.0])}, v)
+        """,
+        check="""
+        # v1 = g, p1 = p0 - 0.1 g; v2 = 0.9 g + g, p2 = p1 - 0.1 * 1.9 g
+        np.testing.assert_allclose(np.asarray(p["w"]), [1.0 - 0.29, 2.0 + 0.29], rtol=1e-6)
+        np.testing.assert_allclose(np.asarray(v["w"]), [1.9, -1.9], rtol=1e-6)
+        """,
+        wrong_fix="""
+        p = {"w": jnp.array([1.0, 2.0]) - 0.2 * jnp.array([1.0, -1.0])}
+        v = {"w": jnp.array([1.0, -1.0])}
+        """,
+    ),
+    case(
+        "maps-mesh-through-dotted-path", "removed-jax-module", setup=SETUP,
+        cell="""
+        import jax.experimental.maps
+        from jax.sharding import NamedSharding, PartitionSpec as P
+
+        devices = np.array(jax.devices()[:2])
+        mesh = jax.experimental.maps.Mesh(devices, ("data",))
+        batch = jax.device_put(jnp.arange(8.0).reshape(4, 2), NamedSharding(mesh, P("data")))
+        """,
+        check="""
+        assert mesh.axis_names == ("data",) and mesh.devices.shape == (2,)
+        assert batch.sharding.spec == jax.sharding.PartitionSpec("data")
+        assert len(batch.addressable_shards) == 2
+        np.testing.assert_array_equal(np.asarray(batch), np.arange(8.0).reshape(4, 2))
+        """,
+        wrong_fix="""
+        from jax.sharding import NamedSharding, PartitionSpec as P
+        mesh = jax.sharding.Mesh(np.array(jax.devices()[:2]), ("data",))
+        batch = jax.device_put(jnp.arange(8.0).reshape(4, 2), NamedSharding(mesh, P()))
+        """,
+    ),
+    case(
+        "maps-module-mesh-alias", "removed-jax-submodule-import-name", setup=SETUP,
+        cell="""
+        from jax.experimental import maps
+        from jax.experimental import PartitionSpec
+
+        mesh = maps.Mesh(np.array(jax.devices()[:4]).reshape(2, 2), ("dp", "mp"))
+        spec = PartitionSpec("dp", "mp")
+        w = jax.device_put(jnp.ones((4, 4)), jax.sharding.NamedSharding(mesh, spec))
+        """,
+        check="""
+        assert dict(mesh.shape) == {"dp": 2, "mp": 2}
+        assert w.sharding.spec == jax.sharding.PartitionSpec("dp", "mp")
+        assert {s.data.shape for s in w.addressable_shards} == {(2, 2)}
+        """,
+        wrong_fix="""
+        mesh = jax.sharding.Mesh(np.array(jax.devices()[:4]).reshape(4, 1), ("dp", "mp"))
+        spec = jax.sharding.PartitionSpec("dp", "mp")
+        w = jax.device_put(jnp.ones((4, 4)), jax.sharding.NamedSharding(mesh, spec))
+        """,
+    ),
+    case(
+        "maps-xmap-has-no-home", "removed-jax-module", setup=SETUP, offer="none",
+        cell="""
+        from jax.experimental.maps import xmap, Mesh
+
+        batched_dot = xmap(jnp.vdot, in_axes=({0: "left"}, {0: "left"}), out_axes=["left", ...])
+        out = batched_dot(jnp.ones((3, 2)), jnp.ones((3, 2)))
+        """,
+        check="""
+        np.testing.assert_allclose(np.asarray(out), [2.0, 2.0, 2.0])
+        """,
+        wrong_fix="""
+        out = jnp.vdot(jnp.ones((3, 2)), jnp.ones((3, 2)))
+        """,
+    ),
+    case(
+        "host-callback-has-no-home", "removed-jax-module", setup=SETUP, offer="none",
+        cell="""
+        import jax.experimental.host_callback as hcb
+
+        @jax.jit
+        def step(x):
+            hcb.id_print(x, what="x")
+            return x * 2
+
+        out = step(jnp.arange(3.0))
+        """,
+        check="""
+        np.testing.assert_allclose(np.asarray(out), [0.0, 2.0, 4.0])
+        """,
+        wrong_fix="""
+        out = jnp.arange(3.0)
+        """,
+    ),
+    case(
+        "config-flags-attribute-gone", "removed-jax-module", setup=SETUP, offer="none",
+        cell="""
+        from jax.config import config
+        config.FLAGS.jax_enable_x64 = True
+        y = jnp.ones(2) / 3
+        """,
+        check="""
+        assert y.dtype == np.float64
+        """,
+        wrong_fix="""
+        y = jnp.ones(2) / 3
+        """,
+    ),
+    case(
+        "xla-bridge-backend-platform", "removed-jax-submodule-import-name", setup=SETUP,
+        cell="""
+        from jax.lib import xla_bridge
+
+        platform = xla_bridge.get_backend().platform
+        print("running on", platform)
+        """,
+        check="""
+        assert platform == jax.devices()[0].platform, platform
+        """,
+        wrong_fix="""
+        platform = "gpu"
+        """,
+    ),
+    case(
+        "core-primitive-import-double", "removed-jax-submodule-import-name", setup=SETUP,
+        cell="""
+        from jax.core import Primitive
+
+        double_p = Primitive("double")
+        double_p.def_impl(lambda x: 2 * x)
+        double_p.def_abstract_eval(lambda aval: aval)
+
+        out = double_p.bind(jnp.arange(3.0))
+        """,
+        check="""
+        np.testing.assert_allclose(np.asarray(out), [0.0, 2.0, 4.0])
+        assert double_p.name == "double"
+        """,
+        wrong_fix="""
+        from jax.extend.core import Primitive
+        double_p = Primitive("double")
+        out = jnp.arange(3.0)
+        """,
+    ),
+    case(
+        "keyarray-annotations-import", "removed-jax-submodule-import-name", setup=SETUP,
+        cell="""
+        from jax.random import KeyArray
+
+        def split_for_layers(key: KeyArray, n: int) -> list[KeyArray]:
+            return list(jax.random.split(key, n))
+
+        keys = split_for_layers(jax.random.PRNGKey(0), 3)
+        """,
+        check="""
+        ref = jax.random.split(jax.random.PRNGKey(0), 3)
+        assert len(keys) == 3
+        np.testing.assert_array_equal(np.stack([np.asarray(k) for k in keys]), np.asarray(ref))
+        """,
+        wrong_fix="""
+        keys = [jax.random.PRNGKey(i) for i in range(3)]
+        """,
+    ),
+    case(
+        "prngkeyarray-isinstance-review", "removed-jax-submodule-import-name", setup=SETUP, offer="review",
+        cell="""
+        from jax.random import PRNGKeyArray
+
+        def as_key(seed_or_key):
+            if isinstance(seed_or_key, PRNGKeyArray):
+                return seed_or_key
+            return jax.random.PRNGKey(seed_or_key)
+
+        k1 = as_key(7)
+        k2 = as_key(jax.random.PRNGKey(3))
+        """,
+        check="""
+        np.testing.assert_array_equal(np.asarray(k1), np.asarray(jax.random.PRNGKey(7)))
+        np.testing.assert_array_equal(np.asarray(k2), np.asarray(jax.random.PRNGKey(3)))
+        """,
+        wrong_fix="""
+        k1 = jax.random.PRNGKey(0)
+        k2 = jax.random.PRNGKey(3)
+        """,
+    ),
+    case(
+        "linear-util-wrap-init-review", "removed-jax-module", setup=SETUP, offer="review",
+        cell="""
+        import jax.linear_util as lu
+
+        def scale(x):
+            return 3.0 * x
+
+        wrapped = lu.wrap_init(scale)
+        out = wrapped.call_wrapped(jnp.arange(3.0))
+        """,
+        check="""
+        np.testing.assert_allclose(np.asarray(out), [0.0, 3.0, 6.0])
+        """,
+        wrong_fix="""
+        out = jnp.arange(3.0)
+        """,
+    ),
+    case(
+        "experimental-enable-x64-context", "removed-jax-submodule-import-name", setup=SETUP,
+        cell="""
+        from jax.experimental import enable_x64
+
+        with enable_x64():
+            precise = jnp.cumsum(jnp.full(1000, 0.1))
+        coarse = jnp.cumsum(jnp.full(1000, 0.1))
+        """,
+        check="""
+        assert precise.dtype == np.float64 and coarse.dtype == np.float32
+        assert abs(float(precise[-1]) - 100.0) < 1e-9
+        """,
+        wrong_fix="""
+        precise = jnp.cumsum(jnp.full(1000, 0.1))
+        coarse = precise
+        """,
+    ),
+    case(
+        "optimizers-imports-inside-functions", "removed-jax-module", setup=SETUP,
+        cell="""
+        def make_optimizer(lr):
+            from jax.experimental.optimizers import sgd
+            return sgd(lr)
+
+        def flat_params(p):
+            from jax import tree_flatten
+            return tree_flatten(p)[0]
+
+        init, update, get = make_optimizer(0.5)
+        state = update(0, {"w": jnp.ones(2)}, init({"w": jnp.zeros(2)}))
+        flat = flat_params(get(state))
+        """,
+        check="""
+        assert len(flat) == 1
+        np.testing.assert_allclose(np.asarray(flat[0]), [-0.5, -0.5])
+        """,
+        wrong_fix="""
+        flat = [jnp.zeros(2)]
+        """,
+    ),
+]
