@@ -21,8 +21,9 @@ from functools import cached_property, lru_cache
 from pathlib import Path
 
 from jaxerrs import templates
+from jaxerrs.guards import Guard, guard_of, literal_bindings
 
-FORMAT_VERSION = 5
+FORMAT_VERSION = 6
 PACKAGES = ("jax", "jaxlib")
 # The JAX libraries whose raise sites are indexed the same way when installed: import name -> distribution.
 LIBRARIES = {"flax": "flax", "optax": "optax", "equinox": "equinox", "orbax": "orbax-checkpoint",
@@ -58,6 +59,11 @@ class Catalog:
     skipped: dict[str, str] = field(default_factory=dict)  # path -> why
     files: int = 0
     package: str = "jax"  # or the library (flax, optax, …) a library catalog indexes; jax_version is then its version
+    guards: dict[str, Guard] = field(default_factory=dict)  # site key -> the check that guarded it (jaxerrs.guards)
+    # A loaded catalog reads guards lazily, one source file's at a time, from a JSON-lines file beside it.
+    guard_file: str = ""
+    guard_index: dict[str, int] = field(default_factory=dict)  # path -> byte offset of its line in guard_file
+    _guards_read: set[str] = field(default_factory=set)
 
     @cached_property
     def by_path(self) -> dict[str, list[Site]]:
@@ -92,6 +98,19 @@ class Catalog:
         """Sites whose template's longest literal occurs in ``message`` (cheap prefilter)."""
         norm = templates.normalise(message)
         return [s for anchor, s in self._anchored if anchor in norm]
+
+    def guard(self, site: Site) -> Guard | None:
+        """The check that guarded ``site`` (jaxerrs.guards), or None (a raise at the top of a function)."""
+        if site.path not in self._guards_read and site.path in self.guard_index:
+            self._guards_read.add(site.path)
+            try:
+                with open(self.guard_file, "rb") as f:
+                    f.seek(self.guard_index[site.path])
+                    rows = json.loads(f.readline())
+                self.guards.update({k: Guard.from_list(v) for k, v in rows.items()})
+            except (OSError, ValueError, TypeError, KeyError):
+                pass  # a damaged guards file costs the "why" section, nothing else
+        return self.guards.get(site.key)
 
     def function_line(self, path: str, function: str) -> int | None:
         """The ``def`` line of a function in the installed source, raise or not (C++ errors' sites)."""
@@ -309,6 +328,29 @@ class _Visitor(ast.NodeVisitor):
         self._assign_cache: dict[int, dict[str, list[tuple[ast.AST, bool, int]]]] = {}
         self.sites: list[Site] = []
         self.kinds: list[bool] = []  # is each enclosing scope a function?
+        self.chain: list[ast.AST] = []  # the node being visited and its ancestors, outermost first
+        self.guards: dict[str, Guard] = {}
+        self.module_literals: dict[str, ast.AST] = {}
+        self._literal_cache: dict[int, dict[str, ast.AST]] = {}
+
+    def visit(self, node: ast.AST) -> None:
+        self.chain.append(node)
+        try:
+            super().visit(node)
+        finally:
+            self.chain.pop()
+
+    def _literals(self) -> dict[str, ast.AST]:
+        """Literal collections bound to names in the enclosing function, over the module's."""
+        if not self.functions:
+            return self.module_literals
+        fn = self.functions[-1]
+        found = self._literal_cache.get(id(fn))
+        if found is None:
+            body = [n for n in ast.walk(fn) if isinstance(n, (ast.Assign, ast.AnnAssign))]
+            found = {**self.module_literals, **literal_bindings(body)}  # type: ignore[arg-type]
+            self._literal_cache[id(fn)] = found
+        return found
 
     def _qualname(self) -> str:
         """The enclosing scope's name exactly as CPython's ``co_qualname`` spells it."""
@@ -373,22 +415,28 @@ class _Visitor(ast.NodeVisitor):
                     kind = k
         else:
             cls, tmpl, kind = ast.unparse(exc), None, "reraise"
-        self.sites.append(
-            Site(self.path, node.lineno, node.end_lineno or node.lineno, self._qualname(), cls, tmpl, kind)
-        )
+        site = Site(self.path, node.lineno, node.end_lineno or node.lineno, self._qualname(), cls, tmpl, kind)
+        self.sites.append(site)
+        guard = guard_of(self.chain, self._literals())
+        if guard is not None:
+            self.guards[site.key] = guard
         self.generic_visit(node)
 
 
-def extract_source(source: str | bytes | ast.Module, rel: str) -> list[Site]:
-    """Every raise statement in one module's source (text or parsed); ``rel``: path relative to site-packages."""
+def extract_source(source: str | bytes | ast.Module, rel: str, guards: dict[str, Guard] | None = None) -> list[Site]:
+    """Every raise statement in one module's source (text or parsed); ``rel``: path relative to site-packages.
+    ``guards``, when given, receives the check that guarded each raise (by site key)."""
     tree = source if isinstance(source, ast.Module) else ast.parse(source, filename=rel)
     visitor = _Visitor(rel)
+    visitor.module_literals = literal_bindings(tree.body)
     visitor.visit(tree)
+    if guards is not None:
+        guards.update(visitor.guards)
     return visitor.sites
 
 
-def extract_file(path: Path, rel: str) -> list[Site]:
-    return extract_source(path.read_bytes(), rel)
+def extract_file(path: Path, rel: str, guards: dict[str, Guard] | None = None) -> list[Site]:
+    return extract_source(path.read_bytes(), rel, guards)
 
 
 def _package_dirs(packages: tuple[str, ...] = PACKAGES) -> list[Path]:
@@ -419,6 +467,7 @@ def build(progress: bool = True, package: str = "jax") -> Catalog:
     version = (installed_jax_version() if package == "jax" else _library_version(package)) or "unknown"
     root = dirs[0].parent
     sites: list[Site] = []
+    guards: dict[str, Guard] = {}
     skipped: dict[str, str] = {}
     files = 0
     start = time.perf_counter()
@@ -428,14 +477,14 @@ def build(progress: bool = True, package: str = "jax") -> Catalog:
             rel = path.relative_to(d.parent).as_posix()
             files += 1
             try:
-                sites.extend(extract_file(path, rel))
+                sites.extend(extract_file(path, rel, guards))
             except (SyntaxError, ValueError, OSError, UnicodeDecodeError, RecursionError) as e:
                 skipped[rel] = type(e).__name__
             if progress and not announced and time.perf_counter() - start > 1.0:
                 print(f"jaxerrs: indexing the raise sites of {package} {version} (once per version)…",
                       file=sys.stderr, flush=True)
                 announced = True
-    return Catalog(version, str(root), sites, skipped, files, package)
+    return Catalog(version, str(root), sites, skipped, files, package, guards)
 
 
 def _library_version(name: str) -> str | None:
@@ -483,8 +532,10 @@ def cache_dir() -> Path:
 
 @lru_cache(maxsize=1)
 def _extractor_digest() -> str:
-    """Changes whenever this module (the extractor) changes, so an old cache is never reused."""
-    return hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:10]
+    """Changes whenever the extractor (this module, guards.py) changes, so an old cache is never reused."""
+    h = hashlib.sha256(Path(__file__).read_bytes())
+    h.update((Path(__file__).parent / "guards.py").read_bytes())
+    return h.hexdigest()[:10]
 
 
 def _cache_path(version: str) -> Path:
@@ -503,9 +554,29 @@ def save(cat: Catalog, path: Path) -> None:
         "fields": list(Site.__dataclass_fields__),
         "sites": [list(asdict(s).values()) for s in cat.sites],
     }
+    by_path: dict[str, dict[str, list[object]]] = {}
+    for s in cat.sites:
+        g = cat.guard(s)
+        if g is not None:
+            by_path.setdefault(s.path, {})[s.key] = g.to_list()
+    index, chunks, offset = {}, [], 0
+    for p, rows in by_path.items():
+        line = (json.dumps(rows, separators=(",", ":")) + "\n").encode("utf-8")
+        index[p] = offset
+        chunks.append(line)
+        offset += len(line)
+    data["guard_index"] = index
+    gpath = _guard_path(path)
+    tmp = gpath.with_suffix(f".{os.getpid()}.tmp")
+    tmp.write_bytes(b"".join(chunks))
+    os.replace(tmp, gpath)
     tmp = path.with_suffix(f".{os.getpid()}.tmp")
     tmp.write_text(json.dumps(data, separators=(",", ":")), encoding="utf-8")
     os.replace(tmp, path)
+
+
+def _guard_path(path: Path) -> Path:
+    return path.with_name(path.stem + ".guards.jsonl")
 
 
 def load_file(path: Path) -> Catalog:
@@ -514,7 +585,8 @@ def load_file(path: Path) -> Catalog:
         raise ValueError("old catalog format")
     sites = [Site(*row) for row in data["sites"]]
     return Catalog(data["jax_version"], data["root"], sites, data.get("skipped", {}), data.get("files", 0),
-                   data.get("package", "jax"))
+                   data.get("package", "jax"), guard_file=str(_guard_path(path)),
+                   guard_index=data.get("guard_index", {}))
 
 
 _CATALOG: Catalog | None = None

@@ -87,6 +87,10 @@ class Diagnosis:
     _rewrite: Any = field(default=None, repr=False)
     _rewrite_done: bool = field(default=False, repr=False)
     cell_source: str | None = field(default=None, repr=False)  # the failing cell, when known from outside
+    _check: dict[str, Any] | None = field(default=None, repr=False)
+    _api: dict[str, Any] | None = field(default=None, repr=False)
+    _api_doc: str = field(default="", repr=False)
+    _why_done: bool = field(default=False, repr=False)
 
     @property
     def rewrite(self) -> Any:
@@ -100,6 +104,41 @@ class Diagnosis:
             except Exception:  # noqa: BLE001 - no rewrite is better than a broken panel
                 self._rewrite = None
         return self._rewrite
+
+    @property
+    def check(self) -> dict[str, Any] | None:
+        """Why it was raised: the contract's ``check`` object (``jaxerrs.why``), computed once, on first use."""
+        if not self._why_done:
+            self._compute_why()
+        return self._check
+
+    @property
+    def api(self) -> dict[str, Any] | None:
+        """The public function called: the contract's ``api`` object, computed once, on first use."""
+        if not self._why_done:
+            self._compute_why()
+        return self._api
+
+    @property
+    def api_param_doc(self) -> str:
+        """The called function's docstring entry for a parameter the check reads, or ""."""
+        if not self._why_done:
+            self._compute_why()
+        return self._api_doc
+
+    def _compute_why(self) -> None:
+        self._why_done = True
+        if not self.is_jax:
+            return
+        try:
+            from jaxerrs import why
+
+            self._check = why.check_of(self)
+            api = why.api_of(self)
+            if api is not None:
+                self._api, self._api_doc = api
+        except Exception:  # noqa: BLE001 - a panel without this section is better than no panel
+            self._check = self._api = None
 
     @property
     def error_class(self) -> str:
@@ -121,6 +160,8 @@ class Diagnosis:
             "user_frame": user_frame_dict(ev),
             "ecosystem": self.ecosystem,
             "rewrite": self.rewrite.to_dict() if self.rewrite is not None else None,
+            "check": self.check,
+            "api": self.api,
         }
 
 

@@ -52,6 +52,9 @@ class PanelView:
     record_id: str | None
     notes: list[str] = field(default_factory=list)  # verified-by-message-only, import flags…
     rewrite: Any = None  # jaxerrs.rewrite.Rewrite: the user's own cell, fixed
+    check: dict[str, Any] | None = None  # why it was raised: the contract's ``check`` (jaxerrs.why)
+    api: dict[str, Any] | None = None  # the public function called: the contract's ``api``
+    api_doc: str = ""  # its docstring's entry for a parameter the check reads
 
 
 def frame_code(frame: Frame) -> str:
@@ -124,7 +127,9 @@ def build(d: Diagnosis, with_rewrite: bool = True) -> PanelView:
                        "one with `%jaxerr show ID` and compare its message with yours.")
         else:
             meaning = (f"JAX raised this error{where}. jaxerrs has no curated record for this raise site yet: "
-                       "the message, the values it carries and the source excerpt below are what is known.")
+                       + ("the check that failed in JAX's source, the values it read and the function you called "
+                          "are below." if d.check or d.api else
+                          "the message, the values it carries and the source excerpt below are what is known."))
         matched = f"raise site only ({d.how})" if d.how else "no curated record"
     defensive = []
     if rec is not None:
@@ -149,12 +154,34 @@ def build(d: Diagnosis, with_rewrite: bool = True) -> PanelView:
         prevention=list(rec.prevention) if rec else [],
         site=d.site,
         excerpt=d.excerpt,
-        related=_related(rec),
+        related=_related(rec) if rec is not None else _searched(ev),
         doc_url=ev.doc_url or (rec.references[0] if rec and rec.references else None),
         record_id=rec.id if rec else None,
         notes=notes,
         rewrite=d.rewrite if with_rewrite else None,
+        check=d.check,
+        api=d.api,
+        api_doc=d.api_param_doc,
     )
+
+
+# Search scores below this, for a whole message as the query, share only common words with it (measured on
+# uncurated JAX errors: unrelated records score 1.6-2.0, a record about the same failure 3 and more).
+RELATED_MIN_SCORE = 2.5
+
+
+def _searched(ev: Evidence) -> list[tuple[str, str]]:
+    """For an error no record matched: the records a search over its message ranks best (near misses still
+    lead somewhere), at most three."""
+    if not ev.message.strip():
+        return []
+    try:
+        from jaxerrs.search_index import search
+
+        hits = search(f"{ev.exc_class}: {ev.message.splitlines()[0][:300]}", limit=6)
+    except Exception:  # noqa: BLE001 - no related records is better than no panel
+        return []
+    return [(h.id, h.title) for h in hits if h.kind == "record" and h.score >= RELATED_MIN_SCORE][:3]
 
 
 def _records_at_site(site: SiteRef | None) -> list[Record]:
@@ -285,6 +312,10 @@ def body_html(v: PanelView, with_fix_code: bool = True) -> str:
     if yc:
         out.append(f'<div class="jaxerrs-section-static"><h4>In your code</h4>{yc}</div>')
     out.append(f'<div class="jaxerrs-section-static"><h4>What it means</h4>{_inline(v.meaning)}</div>')
+    why = why_html(v)
+    if why:  # the section that answers an uncurated error: open; under a record's explanation, folded
+        out.append(f'<div class="jaxerrs-section-static jaxerrs-why"><h4>Why it was raised</h4>{why}</div>'
+                   if v.record_id is None else _details("Why it was raised", why))
     if v.solutions:
         out.append(f'<div class="jaxerrs-section-static"><h4>Solution</h4>{_li(v.solutions[:1], True)}</div>')
     if v.rewrite is not None:
@@ -294,10 +325,57 @@ def body_html(v: PanelView, with_fix_code: bool = True) -> str:
     return "".join(out)
 
 
+def why_html(v: PanelView) -> str:
+    """The guarding check, its values, what it accepts and the API called, all escaped ("" when unknown)."""
+    out = []
+    chk, api = v.check, v.api
+    if chk:
+        out.append(f'<div>The check that failed: <code>{html.escape(chk["code"])}</code>, that is: '
+                   f'{_span(chk["words"])}.</div>')
+        if chk["values"]:
+            out.append('<ul class="jaxerrs-why-values">' + "".join(
+                f"<li><code>{html.escape(k)} = {html.escape(val)}</code></li>" for k, val in chk["values"].items())
+                + "</ul>")
+        if chk["accepted"]:
+            out.append("<div>Accepted: " + ", ".join(f"<code>{html.escape(a)}</code>" for a in chk["accepted"])
+                       + "</div>")
+        if chk["did_you_mean"]:
+            out.append(f'<div class="jaxerrs-did-you-mean">Did you mean <code>{html.escape(chk["did_you_mean"])}'
+                       "</code>?</div>")
+    if api:
+        name = f"<code>{html.escape(api['name'])}</code>"
+        if api.get("url"):
+            name = f'<a href="{html.escape(api["url"], quote=True)}" target="_blank" rel="noopener">{name}</a>'
+        out.append(f'<div>You called {name}: <code>{html.escape(api["signature"])}</code></div>')
+        if v.api_doc:
+            out.append(f'<div class="jaxerrs-api-doc">{html.escape(v.api_doc)}</div>')
+    return "".join(out)
+
+
+def why_lines(v: PanelView) -> list[str]:
+    """The same, for the text panel."""
+    from jaxerrs.prose import text_inline
+
+    out = []
+    chk, api = v.check, v.api
+    if chk:
+        out += [f"  check: {chk['code']}", f"  that is: {text_inline(chk['words'])}"]
+        out += [f"  {k} = {val}" for k, val in chk["values"].items()]
+        if chk["accepted"]:
+            out.append("  accepted: " + ", ".join(chk["accepted"]))
+        if chk["did_you_mean"]:
+            out.append(f"  did you mean {chk['did_you_mean']}?")
+    if api:
+        out.append(f"  you called {api['name']}: {api['signature']}" + (f"  ({api['url']})" if api.get("url") else ""))
+        if v.api_doc:
+            out.append(f"    {v.api_doc}")
+    return out
+
+
 def rewrite_html(rw: Any) -> str:
     """"Your cell, fixed": the safety label, what to check, and the diff against the user's cell."""
     label = html.escape(rw.safety)
-    where = f" ({html.escape(rw.label)})" if rw.label else ""
+    where = f" ({html.escape(getattr(rw, 'where', '') or rw.label)})" if rw.label else ""
     return ('<div class="jaxerrs-section-static jaxerrs-rewrite">'
             f'<h4>Your cell, fixed{where} <span class="jaxerrs-safety jaxerrs-safety-{label}" '
             f'title="{_SAFETY_HELP.get(rw.safety, "")}">{label}</span></h4>'
@@ -473,11 +551,15 @@ def render_text(d: Diagnosis, color: bool = False, compact: bool = False, with_r
     for k, val in v.values.items():
         lines.append(f"  {k} = {val}")
     lines += ["", c("cyan", "What it means"), *text_lines(v.meaning)]
+    why = why_lines(v)
+    if why and (not compact or v.record_id is None):
+        lines += ["", c("cyan", "Why it was raised"), *why]
     if v.solutions:
         lines += ["", c("cyan", "Solutions"), *items(v.solutions[:1] if compact else v.solutions, numbered=True)]
     if v.rewrite is not None:
         rw = v.rewrite
-        lines += ["", c("cyan", f"Your cell, fixed ({rw.safety})") + hint(fix_hints[0]), *text_lines(rw.summary)]
+        ran = f"{rw.where}: " if getattr(rw, "ran", "") else ""
+        lines += ["", c("cyan", f"Your cell, fixed ({rw.safety})") + hint(fix_hints[0]), *text_lines(ran + rw.summary)]
         tones = {"add": "green", "del": "red"}
         lines += [c(tones.get(kind, "dim"), "  " + ln) for kind, ln in diff_lines(rw.diff)]
     if v.fix_after and (v.rewrite is None or not compact):

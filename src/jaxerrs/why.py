@@ -1,0 +1,339 @@
+"""Why it was raised: the guarding check of the raise site, the values it read, what it accepts, and the API called.
+
+For a live error the raising frame is still on the traceback: the names in the check are read from its
+``f_locals`` (then ``f_globals``), never by calling anything of the user's. Only plain values are shown
+as they are (numbers, short strings, short tuples, dtypes); arrays and tracers by shape and dtype, other
+objects by type. An attribute is read only from JAX's, NumPy's or the libraries' own objects, and only
+one of a few data attributes (``shape``, ``dtype``…), so no property of the user's runs. From text, the
+values are those the message carries.
+
+The API is the first public function (``jax.numpy.pad``, ``flax.nnx.Linear.__call__``) on the stack
+below the user's frame, found by code object among the public modules already imported: what the
+user called, even when the raise sits in a private helper under it.
+"""
+
+from __future__ import annotations
+
+import ast
+import difflib
+import enum
+import inspect
+import sys
+import types
+from functools import lru_cache
+from typing import TYPE_CHECKING, Any
+
+from jaxerrs.guards import Guard, guard_of, literal_bindings
+
+if TYPE_CHECKING:
+    from jaxerrs.diagnosis import Diagnosis
+
+MAX_REPR = 120
+SAFE_ATTRS = frozenset({"shape", "ndim", "dtype", "size", "weak_type", "name", "kind", "itemsize", "aval"})
+_OWN_MODULES = ("jax", "jaxlib", "numpy", "ml_dtypes", "flax", "optax", "equinox", "chex", "orbax", "builtins")
+PUBLIC_MODULES = (
+    "jax.numpy", "jax.lax", "jax.nn", "jax.random", "jax.numpy.linalg", "jax.numpy.fft", "jax.scipy.special",
+    "jax.scipy.linalg", "jax.scipy.signal", "jax.image", "jax.tree_util", "jax.tree", "jax.sharding", "jax.debug",
+    "jax.dtypes", "jax.export", "jax.experimental.checkify", "jax.experimental.pallas", "jax.experimental.shard_map",
+    "jax", "flax.nnx", "flax.linen", "flax.training.train_state", "optax", "equinox", "equinox.nn", "chex",
+    "orbax.checkpoint",
+)
+
+
+# ---------------------------------------------------------------------------- values, safely
+
+def describe(value: Any, depth: int = 0) -> str:
+    """A short, safe description of a value: no user ``__repr__`` runs."""
+    t = type(value)
+    if value is None or t in (bool, int, float, complex):
+        return _cap(repr(value))
+    if t is str:
+        return repr(value) if len(value) <= MAX_REPR else repr(value[:MAX_REPR]) + "…"
+    if isinstance(value, enum.Enum) and _own(t):
+        return f"{t.__name__}.{value.name}"
+    if isinstance(value, type):
+        return value.__qualname__ if _own(value) else f"<class {value.__qualname__}>"
+    if t in (tuple, list, set, frozenset):
+        items = list(value)
+        if depth == 0 and len(items) <= 8 and all(_plain(x) for x in items):
+            inner = ", ".join(describe(x, 1) for x in (sorted(items, key=repr) if t in (set, frozenset) else items))
+            text = {tuple: f"({inner}{',' if len(items) == 1 else ''})", list: f"[{inner}]"}.get(t, "{" + inner + "}")
+            return _cap(text)
+        return f"{t.__name__} of {len(items)} items"
+    if t is dict:
+        keys = [k for k in value if _plain(k)]
+        shown = ", ".join(describe(k, 1) for k in keys[:8])
+        return f"dict with {len(value)} keys: {shown}{', …' if len(value) > 8 else ''}"
+    mod = getattr(t, "__module__", "") or ""
+    if _own(t):
+        shape, dtype = _attr(value, "shape"), _attr(value, "dtype")
+        if isinstance(shape, tuple) and dtype is not None:
+            return f"{t.__name__} of shape {shape} and dtype {dtype}"
+        if mod.startswith("numpy") and t.__name__.startswith(("dtype", "Float", "Int", "UInt", "Bool", "Complex")):
+            return str(value)
+        if t.__module__ == "numpy" or mod.startswith("numpy."):
+            return _cap(repr(value))
+        return f"<{t.__name__}>"
+    return f"<{t.__name__} object>"
+
+
+def _plain(x: Any) -> bool:
+    return x is None or type(x) in (bool, int, float, str) or (isinstance(x, enum.Enum) and _own(type(x)))
+
+
+def _own(t: type) -> bool:
+    return (getattr(t, "__module__", "") or "").split(".")[0] in _OWN_MODULES
+
+
+def _attr(obj: Any, name: str) -> Any:
+    """``obj.name`` for JAX's, NumPy's and the libraries' own objects and data attributes only."""
+    if name not in SAFE_ATTRS or not _own(type(obj)):
+        return None
+    try:
+        return getattr(obj, name)
+    except Exception:  # noqa: BLE001
+        return None
+
+
+def _cap(text: str) -> str:
+    return text if len(text) <= MAX_REPR else text[:MAX_REPR - 1] + "…"
+
+
+_MISSING = object()
+
+
+def resolve(chain: str, frame: types.FrameType) -> Any:
+    """The value of ``name`` or ``name.attr…`` in ``frame`` (locals, then globals), or _MISSING."""
+    head, *attrs = chain.split(".")
+    scope = frame.f_locals
+    if head in scope:
+        value = scope[head]
+    elif head in frame.f_globals:
+        value = frame.f_globals[head]
+        if isinstance(value, (types.ModuleType, types.FunctionType)) and attrs:
+            return _MISSING  # a module's attribute is not a value of this call
+    else:
+        return _MISSING
+    for a in attrs:
+        value = _attr(value, a)
+        if value is None:
+            return _MISSING
+    return value
+
+
+# ---------------------------------------------------------------------------- the guard and its values
+
+def raising_frame(d: Diagnosis) -> types.FrameType | None:
+    """The live frame of the raise site: the innermost traceback frame in the site's file and function."""
+    ev, site = d.evidence, d.site
+    if ev.exc is None or site is None:
+        return None
+    for e in (ev.exc, ev.exc.__cause__):
+        tb, found = getattr(e, "__traceback__", None), []
+        while tb is not None:
+            code = tb.tb_frame.f_code
+            if code.co_filename.replace("\\", "/").endswith("/" + site.path) and \
+                    getattr(code, "co_qualname", code.co_name) == site.function:
+                found.append(tb.tb_frame)
+            tb = tb.tb_next
+        if found:
+            return found[-1]
+    return None
+
+
+def guard_for(d: Diagnosis, frame: types.FrameType | None) -> Guard | None:
+    """The site's guard: from the catalog, else read from the live frame's function source."""
+    site = d.site
+    if site is None:
+        return None
+    from jaxerrs import catalog
+
+    cats = []
+    try:
+        if site.library_version:
+            cats = [c for c in catalog.library_catalogs() if site.path.startswith(c.package + "/")]
+        else:
+            cats = [catalog.get_nowait()]
+    except Exception:  # noqa: BLE001
+        cats = []
+    for cat in cats:
+        s = cat.at(site.path, site.line)
+        if s is not None and s.line == site.line:
+            g = cat.guard(s)
+            if g is not None:
+                return g
+    return _guard_from_frame(frame, site.line) if frame is not None else None
+
+
+def _guard_from_frame(frame: types.FrameType, line: int) -> Guard | None:
+    try:
+        lines, first = inspect.getsourcelines(frame.f_code)
+    except (OSError, TypeError):
+        return None
+    import textwrap
+
+    try:
+        tree = ast.parse(textwrap.dedent("".join(lines)))
+    except SyntaxError:
+        return None
+    want = line - first + 1 if first else line
+    chain = _chain_to_raise(tree, want)
+    if chain is None:
+        return None
+    fn = next((n for n in chain if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))), None)
+    bindings = literal_bindings([n for n in ast.walk(fn) if isinstance(n, (ast.Assign, ast.AnnAssign))]) if fn else {}
+    return guard_of(chain, bindings)
+
+
+def _chain_to_raise(tree: ast.AST, line: int) -> list[ast.AST] | None:
+    def walk(node: ast.AST, chain: list[ast.AST]) -> list[ast.AST] | None:
+        chain = [*chain, node]
+        if isinstance(node, ast.Raise) and node.lineno <= line <= (node.end_lineno or node.lineno):
+            return chain
+        for child in ast.iter_child_nodes(node):
+            lo, hi = getattr(child, "lineno", None), getattr(child, "end_lineno", None)
+            if lo is None or (lo <= line <= (hi or lo)):
+                found = walk(child, chain)
+                if found is not None:
+                    return found
+        return None
+
+    return walk(tree, [])
+
+
+def check_of(d: Diagnosis) -> dict[str, Any] | None:
+    """The JSON contract's ``check`` object for ``d`` (None when the site is unknown or has no guard)."""
+    frame = raising_frame(d)
+    g = guard_for(d, frame)
+    if g is None:
+        return None
+    values: dict[str, str] = {}
+    subject_value: Any = _MISSING
+    accepted = list(g.accepted)
+    if frame is not None:
+        for name in g.names:
+            v = resolve(name, frame)
+            if v is not _MISSING and not isinstance(v, (types.ModuleType, types.FunctionType, type(len))):
+                values[name] = describe(v)
+        if g.subject and all(p.isidentifier() for p in g.subject.split(".")):
+            subject_value = resolve(g.subject, frame)
+        if g.table and all(p.isidentifier() for p in g.table.split(".")):
+            live = resolve(g.table, frame)
+            if isinstance(live, (dict, set, frozenset, tuple, list)) and 0 < len(live) <= 200:
+                keys = [k for k in live if _plain(k)]
+                if keys:
+                    accepted = [describe(k, 1) for k in (sorted(keys, key=repr) if isinstance(live, (set, frozenset))
+                                                          else keys)]
+            elif isinstance(live, type) and issubclass(live, enum.Enum):
+                accepted = [repr(m.value) for m in live]
+    else:  # from text: what the message carries, under the names its template gives them
+        values = {k: v for k, v in d.values.items() if k in g.names or k == g.subject} or dict(d.values)
+        if g.subject and g.subject in d.values:
+            subject_value = d.values[g.subject].strip("'\"")
+    nearest = None
+    if accepted and subject_value is not _MISSING and isinstance(subject_value, str):
+        plain = {a.strip("'\""): a for a in accepted}
+        close = difflib.get_close_matches(subject_value, list(plain), n=1, cutoff=0.6)
+        nearest = plain[close[0]] if close else None
+    return {"code": g.code, "words": g.words, "values": values, "accepted": accepted[:60], "did_you_mean": nearest}
+
+
+# ---------------------------------------------------------------------------- the API called
+
+@lru_cache(maxsize=8)
+def _public_index(loaded: tuple[str, ...]) -> dict[Any, tuple[str, Any]]:
+    """code object -> (public dotted name, public object), over the public modules already imported."""
+    out: dict[Any, tuple[str, Any]] = {}
+    for modname in loaded:
+        mod = sys.modules.get(modname)
+        if mod is None:
+            continue
+        for name, obj in list(vars(mod).items()):
+            if name.startswith("_"):
+                continue
+            if isinstance(obj, type) and _own(obj):
+                for meth in ("__init__", "__call__", *(m for m in vars(obj) if not m.startswith("_"))):
+                    code = _code(vars(obj).get(meth))
+                    if code is not None and code not in out:
+                        out[code] = (f"{modname}.{name}.{meth}" if meth != "__init__" else f"{modname}.{name}",
+                                     vars(obj)[meth])
+                continue
+            code = _code(obj)
+            if code is not None and code not in out:
+                out[code] = (f"{modname}.{name}", obj)
+    return out
+
+
+def _code(obj: Any) -> Any:
+    if obj is None or isinstance(obj, (type, types.ModuleType)):
+        return None
+    try:
+        fn = inspect.unwrap(obj) if callable(obj) else None
+    except ValueError:
+        return None
+    fn = getattr(fn, "__func__", fn)
+    return getattr(fn, "__code__", None)
+
+
+def api_of(d: Diagnosis) -> tuple[dict[str, Any], str] | None:
+    """(the JSON contract's ``api`` object, the docstring's paragraph on a parameter the check reads, or "")."""
+    ev = d.evidence
+    if ev.exc is None:
+        return None
+    frames = []
+    for e in (ev.exc, ev.exc.__cause__):
+        tb = getattr(e, "__traceback__", None)
+        while tb is not None:
+            frames.append(tb.tb_frame)
+            tb = tb.tb_next
+        if frames:
+            break
+    uf = ev.user_frame
+    start = 0
+    if uf is not None:
+        for i, f in enumerate(frames):
+            if f.f_code.co_filename == uf.filename:
+                start = i + 1
+    index = _public_index(tuple(m for m in PUBLIC_MODULES if m in sys.modules))
+    for f in frames[start:]:
+        hit = index.get(f.f_code)
+        if hit is None:
+            continue
+        name, obj = hit
+        try:
+            sig = f"{name.rsplit('.', 1)[-1]}{inspect.signature(obj)}"
+        except (TypeError, ValueError):
+            sig = name.rsplit(".", 1)[-1] + "(…)"
+        sig = sig if len(sig) <= 300 else sig[:299] + "…"
+        url = f"https://docs.jax.dev/en/latest/_autosummary/{name}.html" if name.startswith("jax.") and \
+            name.count(".") <= 3 else None
+        guard = guard_for(d, raising_frame(d)) if d.site is not None else None
+        doc = _param_doc(obj, guard.names if guard else (), sig)
+        return {"name": name, "signature": sig, "url": url}, doc
+    return None
+
+
+def _param_doc(obj: Any, names: tuple[str, ...], sig: str) -> str:
+    """The docstring's entry for the first parameter of ``obj`` that the check reads ("mode: …")."""
+    doc = inspect.getdoc(obj) or ""
+    try:
+        params = list(inspect.signature(obj).parameters)
+    except (TypeError, ValueError):
+        params = []
+    wanted = [n for n in names if n in params]
+    if not wanted or not doc:
+        return ""
+    lines = doc.splitlines()
+    for name in wanted:
+        for i, ln in enumerate(lines):
+            s = ln.strip()
+            if s.startswith((f"{name}:", f"{name} :", f"{name} (")):
+                indent = len(ln) - len(ln.lstrip())
+                body = [s]
+                for nxt in lines[i + 1:]:
+                    if nxt.strip() and len(nxt) - len(nxt.lstrip()) <= indent:
+                        break
+                    body.append(nxt.strip())
+                text = " ".join(b for b in body if b)
+                return text if len(text) <= 500 else text[:499] + "…"
+    return ""

@@ -1,0 +1,152 @@
+"""Why it was raised: the guarding check read from JAX's source, its values from the live frame, what it
+accepts, "did you mean", and the public function the user called (issue #16), on real JAX errors."""
+
+from __future__ import annotations
+
+import ast
+import json
+
+import pytest
+from tests.conftest import run
+
+import jaxerrs
+from jaxerrs.guards import guard_of, literal_bindings, words
+from jaxerrs.why import describe
+
+
+def _guard(src: str):
+    """The guard of the only raise in ``src``, as the catalog computes it."""
+    tree = ast.parse(src)
+    chain: list[ast.AST] = []
+
+    def find(node, path):
+        path = [*path, node]
+        if isinstance(node, ast.Raise):
+            chain.extend(path)
+            return True
+        return any(find(c, path) for c in ast.iter_child_nodes(node))
+
+    find(tree, [])
+    fn = next(n for n in chain if isinstance(n, ast.FunctionDef))
+    return guard_of(chain, {**literal_bindings(tree.body), **literal_bindings(
+        [n for n in ast.walk(fn) if isinstance(n, ast.Assign)])})
+
+
+@pytest.mark.parametrize("src, code, said, accepted", [
+    ("def f(x):\n  if x.ndim != 2:\n    raise ValueError(x)\n", "x.ndim != 2", "`x.ndim` differs from `2`", ()),
+    ("def f(x):\n  if x > 0:\n    pass\n  else:\n    raise ValueError(x)\n", "not (x > 0)", "`x` is not greater than `0`",
+     ()),
+    ("MODES = ('a', 'b')\ndef f(m):\n  if m not in MODES:\n    raise ValueError(m)\n", "m not in MODES",
+     "`m` is not one of `MODES`", ("'a'", "'b'")),
+    ("def f(m):\n  table = {'x': 1, 'y': 2}\n  try:\n    v = table[m]\n  except KeyError:\n    raise ValueError(m)\n",
+     "m not in table", "`m` is not a key of `table`", ("'x'", "'y'")),
+    ("def f(n):\n  if n == 'a':\n    return 1\n  elif n == 'b':\n    return 2\n  raise ValueError(n)\n",
+     "(n != 'a') and (n != 'b')", "`n` does not equal `'a'`; and `n` does not equal `'b'`", ("'a'", "'b'")),
+    ("def f(x, y):\n  if not isinstance(x, int) or y is None:\n    raise TypeError(x)\n",
+     "not isinstance(x, int) or y is None", "`x` is not a `int` or `y` is None", ()),
+])
+def test_guard_code_words_and_accepted_values(src, code, said, accepted):
+    g = _guard(src)
+    assert (g.code, g.words, g.accepted) == (code, said, accepted)
+
+
+def test_words_negate_with_de_morgan():
+    test = ast.parse("a < 1 and b in c", mode="eval").body
+    assert words(test, negate=True) == "`a` is not less than `1` or `b` is not one of `c`"
+
+
+def test_a_raise_at_the_top_of_a_function_has_no_guard():
+    assert _guard("def f(x):\n  raise NotImplementedError(x)\n") is None
+
+
+class _Loud:
+    def __repr__(self):  # a user's object: describing it must not run this
+        raise AssertionError("repr ran")
+
+    @property
+    def shape(self):
+        raise AssertionError("a user's property ran")
+
+
+def test_values_are_described_without_running_user_code():
+    import jax.numpy as jnp
+    import numpy as np
+
+    assert describe(_Loud()) == "<_Loud object>"
+    assert describe("x" * 500).endswith("…")
+    assert describe((2, 3)) == "(2, 3)"
+    assert describe(jnp.ones((2, 3))).endswith("of shape (2, 3) and dtype float32")
+    assert describe(np.dtype("float32")) == "float32"
+    assert describe({"a": 1, "b": 2}) == "dict with 2 keys: 'a', 'b'"
+    assert describe(list(range(50))) == "list of 50 items"
+
+
+def _diagnosed(fn):
+    try:
+        fn()
+    except Exception as e:  # noqa: BLE001 - the error is the subject
+        return jaxerrs.diagnose(e).to_dict()
+    raise AssertionError("did not raise")
+
+
+def test_uncurated_pad_mode_names_check_values_nearest_mode_and_api():
+    import jax.numpy as jnp
+
+    d = _diagnosed(lambda: jnp.pad(jnp.ones(3), 1, mode="reflekt"))
+    chk, api = d["check"], d["api"]
+    assert chk["code"] == "mode not in allowed_kwargs"
+    assert chk["values"]["mode"] == "'reflekt'"
+    assert {"'reflect'", "'constant'", "'symmetric'", "'wrap'"} <= set(chk["accepted"])
+    assert chk["did_you_mean"] == "'reflect'"
+    assert api["name"] == "jax.numpy.pad" and api["signature"].startswith("pad(array")
+    assert api["url"] == "https://docs.jax.dev/en/latest/_autosummary/jax.numpy.pad.html"
+    json.dumps(d)  # the contract is JSON
+
+
+def test_values_come_from_the_raising_frame():
+    import jax.numpy as jnp
+
+    d = _diagnosed(lambda: jnp.linalg.inv(jnp.ones((2, 3))))
+    assert d["check"]["values"]["arr.shape"] == "(2, 3)"
+    assert d["api"]["name"] == "jax.numpy.linalg.inv"
+    d = _diagnosed(lambda: jnp.fft.fft(jnp.ones(4), norm="orth"))
+    assert d["check"]["accepted"] == ["'backward'", "'ortho'", "'forward'"]
+    assert d["check"]["did_you_mean"] == "'ortho'"
+
+
+def test_from_text_the_values_are_the_messages():
+    d = jaxerrs.diagnose_text("NotImplementedError: Unimplemented padding mode 'reflekt' for np.pad.").to_dict()
+    assert d["check"]["code"] == "mode not in allowed_kwargs"
+    assert d["check"]["did_you_mean"] == "'reflect'"
+    assert d["api"] is None  # no frames to read the call from
+
+
+def test_the_panel_shows_why_it_was_raised_escaped(shell):
+    shell.run_line_magic("load_ext", "jaxerrs")
+    shell.run_cell("import jax.numpy as jnp")
+    _cap, result = run(shell, 'jnp.pad(jnp.ones(3), 1, mode="<b>reflekt</b>")')
+    assert not result.success
+    from jaxerrs.extension import get_state
+    from jaxerrs.panel import Panel
+
+    bundle = Panel(get_state(shell).last)._repr_mimebundle_()
+    html, text = bundle["text/html"], bundle["text/plain"]
+    assert "Why it was raised" in html and "<code>mode not in allowed_kwargs</code>" in html
+    assert "&lt;b&gt;reflekt&lt;/b&gt;" in html and "<b>reflekt</b>" not in html
+    assert "check: mode not in allowed_kwargs" in text and "you called jax.numpy.pad" in text
+
+
+def test_a_curated_record_folds_the_section_under_its_explanation():
+    import jax
+
+    def f(x):
+        return x if x > 0 else -x
+
+    d = None
+    try:
+        jax.jit(f)(1.0)
+    except Exception as e:  # noqa: BLE001
+        d = jaxerrs.diagnose(e)
+    assert d is not None and d.record is not None
+    html = jaxerrs.render_html(d)
+    assert "<summary>Why it was raised</summary>" in html
