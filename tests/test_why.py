@@ -150,3 +150,34 @@ def test_a_curated_record_folds_the_section_under_its_explanation():
     assert d is not None and d.record is not None
     html = jaxerrs.render_html(d)
     assert "<summary>Why it was raised</summary>" in html
+
+
+def _jaxerrs(*args, stdin: str | None = None):
+    import subprocess
+    import sys
+
+    return subprocess.run([sys.executable, "-m", "jaxerrs", *map(str, args)], input=stdin, capture_output=True,
+                          text=True, timeout=600)
+
+
+def test_draft_gives_a_record_skeleton_that_loads_and_says_what_to_write(tmp_path):
+    import tomllib
+
+    from jaxerrs.kb.records import from_dict
+    from jaxerrs.kb.verify import prose_checks
+
+    cell = tmp_path / "cell.py"
+    cell.write_text('import jax.numpy as jnp\njnp.pad(jnp.ones(3), 1, mode="reflekt")\n')
+    p = _jaxerrs("draft", "-", "--cell", cell, stdin="NotImplementedError: Unimplemented padding mode 'reflekt' "
+                 "for np.pad.\n")
+    assert p.returncode == 0, p.stderr
+    rec = from_dict(tomllib.loads(p.stdout), "draft.toml")  # passes the form checks
+    assert prose_checks(rec) == {"prose": "ok"}
+    assert rec.patterns == ["Unimplemented padding mode '{mode}' for np.pad."]
+    assert [(s.path, s.function) for s in rec.sites] == [("jax/_src/numpy/lax_numpy.py", "pad")]
+    assert rec.reproducer == rec.cases[0] == cell.read_text().strip()
+    assert "`mode` is not a key of `allowed_kwargs`" in rec.explanation
+    assert all(s.startswith("TO WRITE") for s in rec.solutions)
+    curated = _jaxerrs("draft", "-", stdin="TypeError: Gradient only defined for scalar-output functions. "
+                       "Output had shape: (3,).\n")
+    assert curated.returncode == 1 and "grad-non-scalar-output already explains" in curated.stderr

@@ -97,6 +97,23 @@ def _read_cell(path: str) -> str:
     return source
 
 
+def cmd_draft(args: argparse.Namespace) -> int:
+    """A record skeleton (TOML) for the error in FILE, to finish by hand (CONTRIBUTING.md)."""
+    from jaxerrs.draft import draft
+    from jaxerrs.matcher import diagnose_from_text
+
+    d = diagnose_from_text(_read_input(args.file))
+    if not d.is_jax:
+        print("jaxerrs: no JAX error in this input: nothing to draft", file=sys.stderr)
+        return 1
+    if d.record is not None and not args.force:
+        print(f"jaxerrs: record {d.record.id} already explains this error (--force drafts one anyway)",
+              file=sys.stderr)
+        return 1
+    _emit(draft(d, _read_cell(args.cell) if args.cell else None))
+    return 0
+
+
 def cmd_show(args: argparse.Namespace) -> int:
     from jaxerrs.kb.records import find
     from jaxerrs.views import record_diagnosis, render_html, render_text
@@ -177,6 +194,12 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--format", choices=("text", "json", "html"), default="text")
     e.add_argument("--cell", metavar="FILE", help="the source of the failing cell: adds 'your cell, fixed'")
     e.set_defaults(func=cmd_explain)
+
+    dr = sub.add_parser("draft", help="a record skeleton for an error no record explains (see CONTRIBUTING.md)")
+    dr.add_argument("file", nargs="?", default="-", help="a traceback file, or - for standard input (default)")
+    dr.add_argument("--cell", metavar="FILE", help="the failing code: becomes the reproducer and first case")
+    dr.add_argument("--force", action="store_true", help="draft even when a record matches")
+    dr.set_defaults(func=cmd_draft)
 
     s = sub.add_parser("search", help="search the knowledge base and JAX's raise sites")
     s.add_argument("query", nargs="+")

@@ -51,10 +51,14 @@ def _parsers() -> dict[str, _Parser]:
     p["on"] = _Parser(prog="jaxerr on", description="Show a panel under every JAX error (the default).")
     p["off"] = _Parser(prog="jaxerr off", description="Stop automatic panels; %%jaxerr still explains.")
     p["status"] = _Parser(prog="jaxerr status", description="Say whether automatic panels are on.")
+    d = p["draft"] = _Parser(prog="jaxerr draft", description="A record skeleton for the last JAX error, when no "
+                             "record explains it (see CONTRIBUTING.md).")
+    d.add_argument("--write", metavar="FILE", default=None, help="write it to FILE instead of printing it")
+    d.add_argument("--force", action="store_true", help="draft even when a record explains the error")
     return p
 
 
-SUBCOMMANDS = ("search", "last", "show", "fix", "on", "off", "status")
+SUBCOMMANDS = ("search", "last", "show", "fix", "on", "off", "status", "draft")
 
 
 @magics_class
@@ -147,7 +151,7 @@ class JaxerrMagics(Magics):
         if not args.id and last is not None and last.rewrite is not None:
             rw = last.rewrite
             self.shell.set_next_input(rw.insertable(), replace=False)
-            print(f"jaxerrs: {rw.label or 'your cell'}, fixed ({rw.safety}), is in the next input: {rw.summary}")
+            print(f"jaxerrs: {rw.where or 'your cell'}, fixed ({rw.safety}), is in the next input: {rw.summary}")
             return
         if args.id:
             rec = self._record(args.id)
@@ -158,6 +162,31 @@ class JaxerrMagics(Magics):
             return
         self.shell.set_next_input(rec.fix.after, replace=False)
         print(f"jaxerrs: the fix for {rec.id!r} is in the next input.")
+
+    def _draft(self, args: argparse.Namespace) -> None:
+        import linecache
+        from pathlib import Path
+
+        from jaxerrs.draft import draft
+
+        last = self.state.last
+        if last is None:
+            print("jaxerrs: no JAX error yet in this session: nothing to draft.")
+            return
+        if last.record is not None and not args.force:
+            print(f"jaxerrs: record {last.record.id!r} already explains it (--force drafts one anyway).")
+            return
+        uf = last.evidence.user_frame
+        cell = "".join(linecache.getlines(uf.filename)) if uf is not None else None
+        text = draft(last, cell)
+        if args.write:
+            try:
+                Path(args.write).write_text(text, encoding="utf-8")
+            except OSError as e:
+                raise UsageError(f"%jaxerr draft: cannot write {args.write} ({e})") from None
+            print(f"jaxerrs: record skeleton written to {args.write}; CONTRIBUTING.md says how to finish it.")
+        else:
+            print(text)
 
     def _on(self, args: argparse.Namespace) -> None:
         self.state.enabled = True
