@@ -181,3 +181,20 @@ def test_draft_gives_a_record_skeleton_that_loads_and_says_what_to_write(tmp_pat
     curated = _jaxerrs("draft", "-", stdin="TypeError: Gradient only defined for scalar-output functions. "
                        "Output had shape: (3,).\n")
     assert curated.returncode == 1 and "grad-non-scalar-output already explains" in curated.stderr
+
+
+def test_jaxerr_draft_magic_writes_the_skeleton_of_the_last_error(shell, tmp_path):
+    import tomllib
+
+    from jaxerrs.kb.records import from_dict
+
+    shell.run_line_magic("load_ext", "jaxerrs")
+    run(shell, "import jax.numpy as jnp")
+    _cap, result = run(shell, 'jnp.fft.fft(jnp.ones(4), norm="orth")')
+    assert not result.success
+    out = tmp_path / "draft.toml"
+    cap, _ = run(shell, f"%jaxerr draft --write {out}")
+    assert "record skeleton written" in cap.stdout
+    rec = from_dict(tomllib.loads(out.read_text()), "draft.toml")
+    assert 'norm="orth"' in rec.reproducer and rec.sites[0].function == "_fft_norm"
+    assert "`norm` does not equal `'backward'`" in rec.explanation
