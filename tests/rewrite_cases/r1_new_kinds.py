@@ -25,6 +25,20 @@ BARE = """
 import numpy as np
 """
 
+PRINTED = SETUP + _d("""
+import contextlib
+import io
+
+def printed(fn, *args):
+    \"\"\"(result, what fn printed while running): stdout captured until the device has finished.\"\"\"
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        out = fn(*args)
+        jax.block_until_ready(out)
+        jax.effects_barrier()
+    return out, buf.getvalue()
+""")
+
 CASES = [
     # ------------------------------------------------------------------ removed modules and names (imports)
     case(
@@ -413,6 +427,283 @@ CASES = [
         """,
         wrong_fix="""
         flat = [jnp.zeros(2)]
+        """,
+    ),
+    # ------------------------------------------------------------------ tracers formatted into printed strings
+    case(
+        "jit-step-fstring-loss-spec", "tracer-format-string", setup=PRINTED,
+        cell="""
+        @jax.jit
+        def train_step(w, x, y, step):
+            loss = jnp.mean((x @ w - y) ** 2)
+            grad = jax.grad(lambda w: jnp.mean((x @ w - y) ** 2))(w)
+            print(f"step {step} loss {loss:.4f}")
+            return w - 0.1 * grad
+
+        x, y = jnp.ones((4, 2)), jnp.ones(4)
+        w = jnp.zeros(2)
+        for step in range(3):
+            w = train_step(w, x, y, step)
+        """,
+        check="""
+        w0 = np.zeros(2)
+        out, text = printed(train_step, jnp.zeros(2), jnp.ones((4, 2)), jnp.ones(4), 7)
+        assert text == "step 7 loss 1.0000\\n", repr(text)
+        # two features of ones, target one: w moves by 0.1 * 2 * (0 - 1) * -1 per coordinate
+        np.testing.assert_allclose(np.asarray(out), w0 + 0.2, rtol=1e-6)
+        """,
+        wrong_fix="""
+        @jax.jit
+        def train_step(w, x, y, step):
+            grad = jax.grad(lambda w: jnp.mean((x @ w - y) ** 2))(w)
+            return w - 0.1 * grad
+
+        w = train_step(jnp.zeros(2), jnp.ones((4, 2)), jnp.ones(4), 0)
+        """,
+    ),
+    case(
+        "scan-body-format-method", "tracer-format-string", setup=PRINTED,
+        cell="""
+        def body(carry, x):
+            t, total = carry
+            total = total + x
+            print("t={:d} running total={:.3f}".format(t, total))
+            return (t + 1, total), total
+
+        (_, final), totals = jax.lax.scan(body, (0, 0.0), jnp.array([0.5, 0.25, 1.0]))
+        """,
+        check="""
+        run = lambda xs: jax.lax.scan(body, (0, 0.0), xs)
+        (_, fin), _ = run(jnp.array([0.5, 0.25, 1.0]))
+        _, text = printed(run, jnp.array([0.5, 0.25, 1.0]))
+        assert text.splitlines() == ["t=0 running total=0.500", "t=1 running total=0.750",
+                                     "t=2 running total=1.750"], text
+        assert float(fin) == 1.75
+        """,
+        wrong_fix="""
+        def body(carry, x):
+            t, total = carry
+            jax.debug.print("t={} running total={}", t, total)
+            return (t + 1, total + x), total
+
+        (_, final), totals = jax.lax.scan(body, (0, 0.0), jnp.array([0.5, 0.25, 1.0]))
+        """,
+    ),
+    case(
+        "vmap-fstring-per-example", "tracer-format-string", setup=PRINTED,
+        cell="""
+        def margin(logits, label):
+            correct = logits[label]
+            m = correct - jnp.max(jnp.where(jnp.arange(logits.shape[0]) == label, -jnp.inf, logits))
+            print(f"label {label:d}: margin {m:+.2f}")
+            return m
+
+        logits = jnp.array([[2.0, 0.5, 0.0], [0.0, 1.0, 3.0]])
+        labels = jnp.array([0, 1])
+        margins = jax.vmap(margin)(logits, labels)
+        """,
+        check="""
+        out, text = printed(jax.vmap(margin), logits, labels)
+        np.testing.assert_allclose(np.asarray(out), [1.5, -2.0])
+        assert sorted(text.splitlines()) == ["label 0: margin +1.50", "label 1: margin -2.00"], text
+        """,
+        wrong_fix="""
+        def margin(logits, label):
+            m = logits[label] - jnp.max(logits)
+            jax.debug.print("label {label:d}: margin {m:+.2f}", label=label, m=m)
+            return m
+
+        logits = jnp.array([[2.0, 0.5, 0.0], [0.0, 1.0, 3.0]])
+        labels = jnp.array([0, 1])
+        margins = jax.vmap(margin)(logits, labels)
+        """,
+    ),
+    case(
+        "fori-percent-iter-and-value", "tracer-format-string", setup=PRINTED,
+        cell="""
+        def newton_step(i, x):
+            x = 0.5 * (x + 2.0 / x)
+            print("iter %d: x = %.6f" % (i, x))
+            return x
+
+        root = jax.lax.fori_loop(0, 3, newton_step, 1.0)
+        """,
+        check="""
+        ref, lines = 1.0, []
+        for i in range(3):
+            ref = 0.5 * (ref + 2.0 / ref)
+            lines.append("iter %d: x = %.6f" % (i, ref))
+        out, text = printed(lambda x0: jax.lax.fori_loop(0, 3, newton_step, x0), 1.0)
+        assert text.splitlines() == lines, (text, lines)
+        np.testing.assert_allclose(float(out), ref, rtol=1e-6)
+        """,
+        wrong_fix="""
+        def newton_step(i, x):
+            jax.debug.print("iter {}: x = {}", i, x)
+            return 0.5 * (x + 2.0 / x)
+
+        root = jax.lax.fori_loop(0, 3, newton_step, 1.0)
+        """,
+    ),
+    case(
+        "jit-float-args-in-print", "concretization-python-scalar-conversion", setup=PRINTED,
+        cell="""
+        @jax.jit
+        def evaluate(logits, labels):
+            probs = jax.nn.softmax(logits)
+            loss = -jnp.mean(jnp.log(probs[jnp.arange(labels.shape[0]), labels]))
+            acc = jnp.mean(jnp.argmax(logits, -1) == labels)
+            print("loss:", float(loss), "acc:", float(acc), flush=True)
+            return loss, acc
+
+        loss, acc = evaluate(jnp.log(jnp.array([[0.5, 0.5], [0.25, 0.75]])), jnp.array([1, 1]))
+        """,
+        check="""
+        (l, a), text = printed(evaluate, jnp.log(jnp.array([[0.5, 0.5], [0.25, 0.75]])), jnp.array([1, 1]))
+        ref_loss = -np.mean(np.log([0.5, 0.75]))
+        np.testing.assert_allclose(float(l), ref_loss, rtol=1e-6)
+        assert float(a) == 0.5
+        words = text.split()
+        assert words[0] == "loss:" and words[2] == "acc:" and len(words) == 4, text
+        np.testing.assert_allclose(float(words[1]), ref_loss, rtol=1e-6)
+        assert float(words[3]) == 0.5
+        """,
+        wrong_fix="""
+        @jax.jit
+        def evaluate(logits, labels):
+            probs = jax.nn.softmax(logits)
+            loss = -jnp.mean(jnp.log(probs[jnp.arange(labels.shape[0]), labels]))
+            acc = jnp.mean(jnp.argmax(logits, -1) == labels)
+            jax.debug.print("loss: {} acc: {}", acc, loss)
+            return loss, acc
+
+        loss, acc = evaluate(jnp.log(jnp.array([[0.5, 0.5], [0.25, 0.75]])), jnp.array([1, 1]))
+        """,
+    ),
+    case(
+        "item-fstring-two-metrics", "concretization-item-method", setup=PRINTED,
+        cell="""
+        @jax.jit
+        def sgd_step(w, x, y):
+            loss, g = jax.value_and_grad(lambda w: jnp.mean((x @ w - y) ** 2))(w)
+            gnorm = jnp.linalg.norm(g)
+            print(f"loss={loss.item():.3f} grad_norm={gnorm.item():.2e}")
+            return w - 0.05 * g
+
+        w = sgd_step(jnp.zeros(3), jnp.eye(3), jnp.array([1.0, 2.0, 2.0]))
+        """,
+        check="""
+        out, text = printed(sgd_step, jnp.zeros(3), jnp.eye(3), jnp.array([1.0, 2.0, 2.0]))
+        g = 2 * (np.zeros(3) - np.array([1.0, 2.0, 2.0])) / 3
+        assert text == "loss=%.3f grad_norm=%.2e\\n" % (9.0 / 3, np.linalg.norm(g)), repr(text)
+        np.testing.assert_allclose(np.asarray(out), -0.05 * g, rtol=1e-6)
+        """,
+        wrong_fix="""
+        @jax.jit
+        def sgd_step(w, x, y):
+            loss, g = jax.value_and_grad(lambda w: jnp.mean((x @ w - y) ** 2))(w)
+            jax.debug.print("loss={:.3f} grad_norm={:.2e}", loss, loss)
+            return w - 0.05 * g
+
+        w = sgd_step(jnp.zeros(3), jnp.eye(3), jnp.array([1.0, 2.0, 2.0]))
+        """,
+    ),
+    case(
+        "method-two-prints-equal-spec", "tracer-format-string", setup=PRINTED,
+        cell="""
+        class Integrator:
+            def __init__(self, dt):
+                self.dt = dt
+
+            def step(self, x, v):
+                v = v - self.dt * x
+                print(f"{v=:.3f}")
+                x = x + self.dt * v
+                print(f"position {x:8.4f} | dt {self.dt}")
+                return x, v
+
+        integ = Integrator(0.5)
+        x1, v1 = jax.jit(integ.step)(1.0, 0.0)
+        """,
+        check="""
+        (x, v), text = printed(jax.jit(integ.step), 1.0, 0.0)
+        assert float(v) == -0.5 and float(x) == 0.75
+        assert text.splitlines() == ["v=-0.500", "position   0.7500 | dt 0.5"], text
+        """,
+        wrong_fix="""
+        class Integrator:
+            def __init__(self, dt):
+                self.dt = dt
+
+            def step(self, x, v):
+                v = v - self.dt * x
+                jax.debug.print("v={v:.3f}", v=v)
+                jax.debug.print("position {x:8.4f} | dt {dt}", x=x, dt=self.dt)
+                x = x + self.dt * v
+                return x, v
+
+        integ = Integrator(0.5)
+        x1, v1 = jax.jit(integ.step)(1.0, 0.0)
+        """,
+    ),
+    case(
+        "fstring-into-logger-declined", "tracer-format-string", setup=SETUP, offer="none",
+        cell="""
+        import logging
+        log = logging.getLogger("train")
+
+        @jax.jit
+        def step(w, g):
+            w = w - 0.1 * g
+            log.info(f"update norm {jnp.linalg.norm(0.1 * g):.3f}")
+            return w
+
+        w1 = step(jnp.ones(2), jnp.array([3.0, 4.0]))
+        """,
+        check="""
+        np.testing.assert_allclose(np.asarray(w1), [0.7, 0.6], rtol=1e-6)
+        """,
+        wrong_fix="""
+        w1 = jnp.ones(2)
+        """,
+    ),
+    case(
+        "fstring-also-returned-declined", "tracer-format-string", setup=SETUP, offer="none",
+        cell="""
+        @jax.jit
+        def summarize(x):
+            m = jnp.mean(x)
+            print(f"mean {m:.2f}")
+            label = f"{m:.2f}"
+            return m, label
+
+        m, label = summarize(jnp.arange(4.0))
+        """,
+        check="""
+        assert float(m) == 1.5
+        """,
+        wrong_fix="""
+        m = jnp.float32(0.0)
+        """,
+    ),
+    case(
+        "print-to-stderr-declined", "tracer-format-string", setup=SETUP, offer="none",
+        cell="""
+        import sys
+
+        @jax.jit
+        def step(x):
+            y = jnp.sin(x)
+            print(f"y {y:.3f}", file=sys.stderr)
+            return y
+
+        y = step(1.0)
+        """,
+        check="""
+        np.testing.assert_allclose(float(y), np.sin(1.0), rtol=1e-6)
+        """,
+        wrong_fix="""
+        y = jnp.cos(1.0)
         """,
     ),
 ]
