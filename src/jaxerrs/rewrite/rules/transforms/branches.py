@@ -245,8 +245,8 @@ def _branch_fix(ctx: Context, leaf: cst.BaseExpression, have: tuple[str, tuple[i
         code = f"{jnp}.{fn}({ref})" if fn != "full_like" else f"{jnp}.{fn}({ref}, {lit!r})"
         return cst.parse_expression(code), [imp], 0, False
     if is_lit:
-        if _kind(dt) not in ("f", "i") or (_kind(dt) == "i" and lit != int(lit)):
-            return None
+        if _kind(dt) not in ("f", "i") or (_kind(dt) == "i" and lit != int(lit)) or not _fits(lit, dt):
+            return None  # a literal the dtype cannot hold would wrap or overflow: not the same value
         fixed = _with_dtype(ctx, leaf, dt)
         return (fixed[0], fixed[1], 0, True) if fixed else None
     s = leaf
@@ -271,3 +271,16 @@ def _like_name(ctx: Context, br: _Branch, operands: list[cst.Arg], want: tuple[s
         if v is not MISSING and _shape(v) == want[1] and str(getattr(v, "dtype", "")) == want[0]:
             return name
     return None
+
+
+def _fits(lit: float, dtype: str) -> bool:
+    """Whether the number ``lit`` is a finite value of ``dtype`` (int8 holds no 300, float16 no 1e5), so
+    writing it in the other branch's dtype keeps its value (up to float rounding)."""
+    import numpy as np
+
+    try:
+        info = np.iinfo(dtype) if _kind(dtype) == "i" else np.finfo(np.dtype("float32" if dtype == "bfloat16"
+                                                                              else dtype))
+    except (TypeError, ValueError):
+        return False
+    return bool(info.min <= lit <= info.max)

@@ -40,6 +40,15 @@ def vmap_in_axes(ctx: Context) -> Edit | None:
     tuple argument gets its axes wrapped as one entry, ``((0, None),)``; extra arguments are given
     ``None`` when the live values show they lack the batch axis (review); a list in ``in_axes`` where the
     argument is a tuple becomes a tuple (safe); a dict missing keys of the argument gets them.
+
+    Why the safe ones compute what ``in_axes`` says (one call of the function per example, the entry's
+    axis sliced, a ``None`` entry shared): passing ``w=w`` as the parameter's own position binds the same
+    value to the same parameter (checked: the keywords are exactly the signature's parameters after the
+    positional ones, none keyword-only; their values are simple, or already in signature order, so
+    nothing is evaluated in another order), and ``in_axes`` then reaches it as written; wrapping the
+    entries of a single tuple argument, or writing an entry in the container type of the argument it
+    describes, changes how ``in_axes`` is read, not what it says (checked: the live argument is a tuple
+    of that length, the function takes one parameter; the message names the list/tuple mismatch).
     """
     found = _vmapped_call(ctx)
     if found is None:
@@ -71,15 +80,21 @@ def _in_axes_length(ctx: Context, call: cst.Call, vm: _Vmap, axes: Any, n: int, 
         if set(by_name) != set(params[m:n]):
             return None
         ordered = [cst.Arg(by_name[p].value) for p in params[m:n]]
+        in_order = [a.keyword.value for a in keywords if a.keyword is not None] == list(params[m:n])
+        simple = all(isinstance(a.value, (cst.Name, cst.Attribute, cst.Integer, cst.Float, cst.SimpleString))
+                     for a in keywords)
         args = [a.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))) for a in positional]
         args += [a.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))) for a in ordered[:-1]]
         args.append(ordered[-1])
         new_call = call.with_changes(args=args)
         names = ", ".join(f"`{p}`" for p in params[m:n])
         one = len(keywords) == 1
-        return Edit(ctx.replace(call, new_call), "safe",
-                    f"{names} {'is' if one else 'are'} now passed positionally, so `in_axes` applies to "
-                    f"{'it' if one else 'them'} as written (vmap maps keyword arguments over axis 0).")
+        what = (f"{names} {'is' if one else 'are'} now passed positionally, so `in_axes` applies to "
+                f"{'it' if one else 'them'} as written (vmap maps keyword arguments over axis 0)")
+        if not (in_order or simple):
+            return Edit(ctx.replace(call, new_call), "review",
+                        what + "; check nothing depends on the order the arguments are evaluated in.")
+        return Edit(ctx.replace(call, new_call), "safe", what + ".")
     values = _arg_values(ctx, positional)
     if m == 1 and n > 1:  # one tuple argument: the axes describe its elements
         v = values[0] if values is not None else MISSING
