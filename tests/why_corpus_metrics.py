@@ -1,0 +1,96 @@
+"""Why it was raised, measured on errors no record covers (tests/why_corpus.py, labelled blind to jaxerrs).
+
+``python tests/why_corpus_metrics.py [--json F]`` runs every case's code in this process (JAX as IPython runs
+it: every frame kept), diagnoses the live error and the error's final line as text, and prints, against the
+labels read from JAX's source: the failing condition named (live, text), at least one value involved shown
+(live), the public API named (live), and "did you mean" right where the label has one. Figures only: the
+labels are never tuned against (reading a miss moves that case to the tuning side: say so).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+os.environ.setdefault("JAX_TRACEBACK_FILTERING", "tracebackhide")
+os.environ.setdefault("JAX_PLATFORMS", "cpu")
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+
+def _norm(code: str) -> str:
+    return "".join(code.split())
+
+
+def _condition_ok(label: str, check: dict | None) -> bool:
+    if not label:
+        return check is None
+    return check is not None and _norm(label) in _norm(check["code"])
+
+
+def _value_ok(names: list[str], check: dict | None) -> bool:
+    if check is None or not names:
+        return False
+    return any(k == n or k.startswith(n + ".") for k in check["values"] for n in names)
+
+
+def _dym_ok(label: str | None, check: dict | None) -> bool:
+    got = (check or {}).get("did_you_mean")
+    return (got or "").strip("'\"") == (label or "")
+
+
+def run_case(c: dict) -> dict:
+    import jaxerrs
+
+    row = {"id": c["id"]}
+    ns: dict = {"__name__": "__main__"}
+    try:
+        exec(compile(c["code"], f"<{c['id']}>", "exec"), ns)
+        row["error"] = "did not raise"
+        return row
+    except Exception as e:  # noqa: BLE001 - the error is the subject
+        live = jaxerrs.diagnose(e).to_dict()
+    text = jaxerrs.diagnose_text(c["text"]).to_dict()
+    row.update(
+        curated=live["record"] is not None,
+        live_condition=_condition_ok(c["condition"], live["check"]),
+        text_condition=_condition_ok(c["condition"], text["check"]),
+        live_value=_value_ok(c["names"], live["check"]),
+        api=(live["api"] or {}).get("name") == c["api"],
+        has_dym=bool(c.get("did_you_mean")),
+        live_dym=_dym_ok(c.get("did_you_mean"), live["check"]),
+        text_dym=_dym_ok(c.get("did_you_mean"), text["check"]),
+        got={"check": live["check"] and live["check"]["code"], "api": (live["api"] or {}).get("name")},
+    )
+    return row
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--json", help="write the rows here")
+    args = ap.parse_args()
+    from why_corpus import CASES
+
+    rows = [run_case(c) for c in CASES]
+    ok = [r for r in rows if "error" not in r]
+    with_cond = [r for r, c in zip(rows, CASES, strict=True) if "error" not in r and c["condition"]]
+    dym = [r for r in ok if r["has_dym"]]
+
+    def share(key: str, of: list[dict]) -> str:
+        return f"{sum(r[key] for r in of)}/{len(of)} ({sum(r[key] for r in of) / max(1, len(of)):.0%})"
+
+    print(f"cases: {len(rows)} ({len(rows) - len(ok)} did not raise); curated by a record: "
+          f"{sum(r['curated'] for r in ok)}")
+    print(f"failing condition named, live: {share('live_condition', ok)}; from text: {share('text_condition', ok)}")
+    print(f"a value involved shown (live, cases with a condition): {share('live_value', with_cond)}")
+    print(f"public API named (live): {share('api', ok)}")
+    print(f"did you mean right (live): {share('live_dym', dym)}; from text: {share('text_dym', dym)}")
+    if args.json:
+        Path(args.json).write_text(json.dumps(rows, indent=1))
+
+
+if __name__ == "__main__":
+    main()
