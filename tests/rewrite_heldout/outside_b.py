@@ -2770,7 +2770,7 @@ CASES = [
     ),
     # ------------------------------------------------------------------ tracers in format strings
     case(
-        "ob-fmt-fstring-loss-optax-step", "new-tracer-format-string", setup=SETUP_PRINT,
+        "ob-fmt-fstring-loss-optax-step", "tracer-format-string", setup=SETUP_PRINT,
         source="https://github.com/jax-ml/jax/issues/23475",
         cell="""
         tx = optax.sgd(0.05)
@@ -2849,7 +2849,7 @@ CASES = [
         ],
     ),
     case(
-        "ob-fmt-two-fstrings-fori-newton", "new-tracer-format-string", setup=SETUP_PRINT,
+        "ob-fmt-two-fstrings-fori-newton", "tracer-format-string", setup=SETUP_PRINT,
         source="https://github.com/jax-ml/jax/issues/26296",
         cell="""
         import jax.lax as L
@@ -2999,7 +2999,7 @@ CASES = [
         ],
     ),
     case(
-        "ob-fmt-str-format-eqx-method", "new-tracer-format-string",
+        "ob-fmt-str-format-eqx-method", "tracer-format-string",
         setup=SETUP_PRINT + dedent("""
         import equinox as eqx
         _rng2 = np.random.default_rng(9)
@@ -3085,7 +3085,7 @@ CASES = [
         ],
     ),
     case(
-        "ob-fmt-fstring-percent-spec-earlier", "new-tracer-format-string",
+        "ob-fmt-fstring-percent-spec-earlier", "tracer-format-string",
         setup=SETUP_PRINT + dedent("""
         _rng3 = np.random.default_rng(10)
         Xv = jnp.asarray(_rng3.normal(size=(50, 2)), dtype=jnp.float32)
