@@ -706,4 +706,204 @@ CASES = [
         y = jnp.cos(1.0)
         """,
     ),
+    # ------------------------------------------------------------------ string / function / flag options of a jitted function
+    case(
+        "string-activation-decorator", "jit-non-array-argument", setup=SETUP,
+        cell="""
+        @jax.jit
+        def dense(x, w, b, activation="relu"):
+            h = x @ w + b
+            if activation == "relu":
+                return jax.nn.relu(h)
+            elif activation == "gelu":
+                return jax.nn.gelu(h, approximate=False)
+            return h
+
+        x = jnp.linspace(-1.0, 1.0, 6).reshape(2, 3)
+        w = jnp.full((3, 2), 0.5)
+        b = jnp.array([0.1, -0.2])
+        hidden = dense(x, w, b, activation="gelu")
+        logits = dense(hidden, jnp.eye(2), jnp.zeros(2), activation="linear")
+        """,
+        check="""
+        from math import erf
+        h = np.asarray(x) @ np.full((3, 2), 0.5) + np.array([0.1, -0.2])
+        gelu = 0.5 * h * (1 + np.vectorize(erf)(h / np.sqrt(2)))
+        np.testing.assert_allclose(np.asarray(hidden), gelu, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(np.asarray(logits), gelu, rtol=1e-5, atol=1e-6)
+        """,
+        wrong_fix="""
+        @jax.jit
+        def dense(x, w, b):
+            return jax.nn.relu(x @ w + b)
+
+        x = jnp.linspace(-1.0, 1.0, 6).reshape(2, 3)
+        w = jnp.full((3, 2), 0.5)
+        b = jnp.array([0.1, -0.2])
+        hidden = dense(x, w, b)
+        logits = dense(hidden, jnp.eye(2), jnp.zeros(2))
+        """,
+    ),
+    case(
+        "partial-jit-missing-kwonly-options", "jit-non-array-argument", setup=SETUP,
+        cell="""
+        from functools import partial
+
+        @partial(jax.jit, static_argnames=("num_layers",))
+        def encoder(x, num_layers, *, norm="rms", training=False):
+            for _ in range(num_layers):
+                if norm == "rms":
+                    x = x / jnp.sqrt(jnp.mean(x ** 2, axis=-1, keepdims=True) + 1e-6)
+                else:
+                    x = x - x.mean(axis=-1, keepdims=True)
+                x = jnp.tanh(x)
+                if training:
+                    x = 0.9 * x
+            return x
+
+        feats = jnp.arange(6.0).reshape(2, 3)
+        train_out = encoder(feats, 2, norm="center", training=True)
+        eval_out = encoder(feats, 2, norm="rms")
+        """,
+        check="""
+        def ref(x, layers, norm, training):
+            x = np.asarray(x, np.float64)
+            for _ in range(layers):
+                if norm == "rms":
+                    x = x / np.sqrt(np.mean(x ** 2, axis=-1, keepdims=True) + 1e-6)
+                else:
+                    x = x - x.mean(axis=-1, keepdims=True)
+                x = np.tanh(x)
+                if training:
+                    x = 0.9 * x
+            return x
+        f = np.arange(6.0).reshape(2, 3)
+        np.testing.assert_allclose(np.asarray(train_out), ref(f, 2, "center", True), rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(np.asarray(eval_out), ref(f, 2, "rms", False), rtol=1e-5, atol=1e-6)
+        """,
+        wrong_fix="""
+        from functools import partial
+
+        @partial(jax.jit, static_argnames=("num_layers",))
+        def encoder(x, num_layers):
+            for _ in range(num_layers):
+                x = jnp.tanh(x / jnp.sqrt(jnp.mean(x ** 2, axis=-1, keepdims=True) + 1e-6))
+            return x
+
+        feats = jnp.arange(6.0).reshape(2, 3)
+        train_out = encoder(feats, 2)
+        eval_out = encoder(feats, 2)
+        """,
+    ),
+    case(
+        "jit-assigned-loss-kind-positional", "jit-non-array-argument", setup=SETUP,
+        cell="""
+        def loss_fn(pred, target, kind):
+            err = pred - target
+            if kind == "mse":
+                return jnp.mean(err ** 2)
+            if kind == "mae":
+                return jnp.mean(jnp.abs(err))
+            raise ValueError(kind)
+
+        fast_loss = jax.jit(loss_fn)
+        pred, target = jnp.array([1.0, 2.0, 4.0]), jnp.array([1.5, 2.0, 2.0])
+        losses = {k: fast_loss(pred, target, k) for k in ("mse", "mae")}
+        """,
+        check="""
+        err = np.array([-0.5, 0.0, 2.0])
+        np.testing.assert_allclose(float(losses["mse"]), np.mean(err ** 2), rtol=1e-6)
+        np.testing.assert_allclose(float(losses["mae"]), np.mean(np.abs(err)), rtol=1e-6)
+        """,
+        wrong_fix="""
+        fast_loss = jax.jit(lambda p, t: jnp.mean((p - t) ** 2))
+        pred, target = jnp.array([1.0, 2.0, 4.0]), jnp.array([1.5, 2.0, 2.0])
+        losses = {k: fast_loss(pred, target) for k in ("mse", "mae")}
+        """,
+    ),
+    case(
+        "function-argument-to-jitted-apply", "jit-non-array-argument", setup=SETUP,
+        cell="""
+        def apply_twice(x, fn):
+            return fn(fn(x))
+
+        y_tanh = jax.jit(apply_twice)(jnp.array([0.5, -1.0]), jnp.tanh)
+        """,
+        check="""
+        np.testing.assert_allclose(np.asarray(y_tanh), np.tanh(np.tanh([0.5, -1.0])), rtol=1e-6)
+        """,
+        wrong_fix="""
+        y_tanh = jnp.tanh(jnp.array([0.5, -1.0]))
+        """,
+    ),
+    case(
+        "method-static-self-string-mode", "jit-non-array-argument", setup=SETUP,
+        cell="""
+        from functools import partial
+
+        class Dropoutish:
+            def __init__(self, keep):
+                self.keep = keep
+
+            def __hash__(self):
+                return hash(self.keep)
+
+            def __eq__(self, other):
+                return isinstance(other, Dropoutish) and other.keep == self.keep
+
+            @partial(jax.jit, static_argnums=0)
+            def __call__(self, x, mode):
+                if mode == "train":
+                    return x * self.keep
+                return x
+
+        layer = Dropoutish(0.8)
+        train_y = layer(jnp.ones(3), "train")
+        eval_y = layer(jnp.ones(3), "eval")
+        """,
+        check="""
+        np.testing.assert_allclose(np.asarray(train_y), np.full(3, 0.8), rtol=1e-6)
+        np.testing.assert_allclose(np.asarray(eval_y), np.ones(3))
+        """,
+        wrong_fix="""
+        train_y = jnp.ones(3)
+        eval_y = jnp.ones(3)
+        """,
+    ),
+    case(
+        "string-inside-config-dict-declined", "jit-non-array-argument", setup=SETUP, offer="none",
+        cell="""
+        @jax.jit
+        def block(x, cfg):
+            h = x * cfg["scale"]
+            return jax.nn.relu(h) if cfg["act"] == "relu" else jnp.tanh(h)
+
+        out = block(jnp.array([-1.0, 2.0]), {"scale": 2.0, "act": "tanh"})
+        """,
+        check="""
+        np.testing.assert_allclose(np.asarray(out), np.tanh([-2.0, 4.0]), rtol=1e-6)
+        """,
+        wrong_fix="""
+        out = jax.nn.relu(jnp.array([-2.0, 4.0]))
+        """,
+    ),
+    case(
+        "option-also-given-array-declined", "jit-non-array-argument", setup=SETUP, offer="none",
+        cell="""
+        @jax.jit
+        def scale(x, factor):
+            return x * (2.0 if factor == "double" else factor)
+
+        halves = scale(jnp.ones(2), jnp.array(0.5))
+        doubled = scale(jnp.ones(2), "double")
+        """,
+        check="""
+        np.testing.assert_allclose(np.asarray(halves), [0.5, 0.5])
+        np.testing.assert_allclose(np.asarray(doubled), [2.0, 2.0])
+        """,
+        wrong_fix="""
+        halves = jnp.ones(2)
+        doubled = jnp.ones(2) * 2
+        """,
+    ),
 ]
