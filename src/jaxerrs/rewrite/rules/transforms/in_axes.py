@@ -81,8 +81,8 @@ def _in_axes_length(ctx: Context, call: cst.Call, vm: _Vmap, axes: Any, n: int, 
             return None
         ordered = [cst.Arg(by_name[p].value) for p in params[m:n]]
         in_order = [a.keyword.value for a in keywords if a.keyword is not None] == list(params[m:n])
-        simple = all(isinstance(a.value, (cst.Name, cst.Attribute, cst.Integer, cst.Float, cst.SimpleString))
-                     for a in keywords)
+        simple = all(isinstance(v, (cst.Name, cst.Attribute, cst.Integer, cst.Float, cst.SimpleString)) or isinstance(
+            v, cst.UnaryOperation) and isinstance(v.expression, (cst.Integer, cst.Float)) for v in (a.value for a in keywords))
         args = [a.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))) for a in positional]
         args += [a.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))) for a in ordered[:-1]]
         args.append(ordered[-1])
