@@ -906,4 +906,112 @@ CASES = [
         doubled = jnp.ones(2) * 2
         """,
     ),
+    # ------------------------------------------------------------------ Python numbers returned for logging
+    case(
+        "float-loss-returned-converted-after-call", "concretization-python-scalar-conversion", setup=SETUP,
+        cell="""
+        @jax.jit
+        def train_step(w, x, y):
+            loss, g = jax.value_and_grad(lambda w: jnp.mean((x @ w - y) ** 2))(w)
+            return w - 0.1 * g, float(loss)
+
+        x, y = jnp.eye(2), jnp.array([1.0, -1.0])
+        w = jnp.zeros(2)
+        losses = []
+        for epoch in range(3):
+            w, loss = train_step(w, x, y)
+            losses.append(loss)
+        print(f"final loss {losses[-1]:.4f}")
+        """,
+        check="""
+        ref_w, ref = np.zeros(2), []
+        for _ in range(3):
+            r = ref_w - np.array([1.0, -1.0])
+            ref.append(float(np.mean(r ** 2)))
+            ref_w = ref_w - 0.1 * r
+        assert all(type(v) is float for v in losses), [type(v) for v in losses]
+        np.testing.assert_allclose(losses, ref, rtol=1e-6)
+        np.testing.assert_allclose(np.asarray(w), ref_w, rtol=1e-6)
+        """,
+        wrong_fix="""
+        @jax.jit
+        def train_step(w, x, y):
+            loss, g = jax.value_and_grad(lambda w: jnp.mean((x @ w - y) ** 2))(w)
+            return w - 0.1 * g, loss
+
+        x, y = jnp.eye(2), jnp.array([1.0, -1.0])
+        w = jnp.zeros(2)
+        losses = []
+        for epoch in range(3):
+            w, loss = train_step(w, x, y)
+            losses.append(loss)
+        """,
+    ),
+    case(
+        "float-scale-and-item-return-one-step", "concretization-python-scalar-conversion", setup=SETUP,
+        cell="""
+        @jax.jit
+        def adaptive_step(w, x):
+            loss = jnp.mean((x @ w) ** 2)
+            step_size = 0.5 / (1.0 + float(loss))
+            w = w - step_size * x.mean(axis=0)
+            return w, loss.item()
+
+        w1, loss0 = adaptive_step(jnp.ones(3), jnp.ones((4, 3)))
+        """,
+        check="""
+        assert type(loss0) is float and loss0 == 9.0
+        np.testing.assert_allclose(np.asarray(w1), np.ones(3) - 0.05, rtol=1e-6)
+        """,
+        wrong_fix="""
+        @jax.jit
+        def adaptive_step(w, x):
+            loss = jnp.mean((x @ w) ** 2)
+            w = w - 0.5 * x.mean(axis=0)
+            return w, loss
+
+        w1, loss0 = adaptive_step(jnp.ones(3), jnp.ones((4, 3)))
+        loss0 = float(loss0)
+        """,
+    ),
+    case(
+        "metrics-dict-item-and-float", "concretization-item-method", setup=SETUP,
+        cell="""
+        @jax.jit
+        def eval_step(params, x, y):
+            pred = x @ params["w"] + params["b"]
+            return {"mse": jnp.mean((pred - y) ** 2).item(),
+                    "w_norm": float(jnp.linalg.norm(params["w"]))}
+
+        metrics = eval_step({"w": jnp.array([3.0, 4.0]), "b": jnp.array(0.0)}, jnp.eye(2), jnp.zeros(2))
+        """,
+        check="""
+        np.testing.assert_allclose(float(metrics["mse"]), (9.0 + 16.0) / 2, rtol=1e-6)
+        np.testing.assert_allclose(float(metrics["w_norm"]), 5.0, rtol=1e-6)
+        """,
+        wrong_fix="""
+        metrics = {"mse": 12.5, "w_norm": 25.0}
+        """,
+    ),
+    case(
+        "float-into-python-history-declined", "concretization-python-scalar-conversion", setup=SETUP,
+        offer="none",
+        cell="""
+        history = []
+
+        @jax.jit
+        def step(w, g):
+            w = w - 0.1 * g
+            history.append(float(jnp.linalg.norm(w)))
+            return w
+
+        w = step(jnp.array([3.0, 4.0]), jnp.zeros(2))
+        """,
+        check="""
+        np.testing.assert_allclose(np.asarray(w), [3.0, 4.0])
+        """,
+        wrong_fix="""
+        w = jnp.zeros(2)
+        """,
+    ),
 ]

@@ -87,49 +87,176 @@ def _uniform(seq: Sequence[Any]) -> bool:
 # ---------------------------------------------------------------------------------------------- scalar conversions
 
 
-@rule("traced-scalar-conversion")
-def traced_scalar_conversion(ctx: Context) -> Edit | None:
-    """``float(x)``/``int(x)`` of a traced value that only feeds array math -> the array (cast with ``astype``)."""
+def _conversion_calls(ctx: Context, region: cst.CSTNode) -> list[cst.Call] | None:
+    """``float(x)``/``int(x)``/``x.item()`` of traced values in the function the failing line is in (every
+    statement of it: converting one and leaving the next fails again), else in ``region``; None when a
+    ``float``/``int`` there is not the builtin."""
+    from jaxerrs.rewrite.rules.api.helpers import _traced_reads
+    from jaxerrs.rewrite.rules.api.tracers import _traced_names
+
+    fn = ctx.function_at_line()
+    scope: cst.CSTNode = fn if fn is not None else region
+    tainted = _traced_names(ctx, fn) if fn is not None else set()
+
+    def traced(e: cst.BaseExpression) -> bool:
+        return _traced(ctx, e) is True or bool(_traced_reads(e) & tainted)
+
+    out: list[cst.Call] = []
+    for c in ctx.nodes(cst.Call):
+        assert isinstance(c, cst.Call)
+        if scope is not c and scope not in ctx.ancestors(c):
+            continue
+        f = c.func
+        if isinstance(f, cst.Name) and f.value in ("float", "int") and len(c.args) == 1 and not c.args[0].keyword \
+                and not c.args[0].star and traced(c.args[0].value):
+            if lookup_dotted(ctx, f.value) is not getattr(builtins, f.value):
+                return None
+            out.append(c)
+        elif isinstance(f, cst.Attribute) and f.attr.value == "item" and not c.args and traced(f.value):
+            out.append(c)
+    return out
+
+
+def _drop_conversions(ctx: Context, own: tuple[str, ...]) -> tuple[str, list[cst.Call], list[str]] | None:
+    """The cell with every Python-number conversion of a traced value in the failing function dropped
+    (each must only feed array math or a return), and the conversions; None when one feeds anything else
+    or the failing statement has none of the rule's ``own`` kinds."""
     head = _header(ctx)
     if head is None:
         return None
     region = head[2]
-    wanted = ctx.values.get("function") or ""
-    kinds = ("float", "int") if wanted not in ("float", "int") else (wanted,)
-    calls = []
-    for c in ctx.nodes(m.Call(func=m.Name("float") | m.Name("int"))):
-        assert isinstance(c, cst.Call)
-        if region is not c and region not in ctx.ancestors(c):
-            continue
-        if c.func.value not in kinds or len(c.args) != 1 or c.args[0].keyword or c.args[0].star:  # type: ignore
-            continue
-        if lookup_dotted(ctx, c.func.value) is not getattr(builtins, c.func.value):  # type: ignore[attr-defined]
-            return None
-        if _traced(ctx, c.args[0].value) is not True:
-            continue
-        calls.append(c)
+    calls = _conversion_calls(ctx, region)
     if not calls:
         return None
+    kind = lambda c: c.func.value if isinstance(c.func, cst.Name) else "item"  # noqa: E731
+    here = [c for c in calls if region is c or region in ctx.ancestors(c)]
+    if not any(kind(c) in own for c in here):
+        return None  # the failing statement's conversion is another kind (or none): another rule's cause
     mapping: dict[cst.CSTNode, Any] = {}
     for c in calls:
         if not _flows_to_math(ctx, c):
             return None
-        fname = c.func.value  # type: ignore[attr-defined]
-        arg = c.args[0].value
-        dtype = _dtype_of(ctx, arg, len(calls) == 1)
+        if kind(c) == "item":
+            if c.lpar:  # `((a + b).item())` keeps the outer parentheses; the base keeps its own
+                mapping[c] = lambda upd: upd.func.value.with_changes(
+                    lpar=[*upd.lpar, *upd.func.value.lpar], rpar=[*upd.func.value.rpar, *upd.rpar])
+            else:
+                mapping[c] = lambda upd: upd.func.value
+            continue
+        fname = kind(c)
+        dtype = _dtype_of(ctx, c.args[0].value, len(calls) == 1)
         same = (fname == "float" and dtype.startswith(("float", "bfloat"))) or (
             fname == "int" and dtype.startswith(("int", "uint")))
+        par = ctx.parent(c)
         if same:
-            par = ctx.parent(c)
-            new = _paren(arg) if isinstance(par, (cst.BinaryOperation, cst.UnaryOperation)) else _bare(arg)
+            keep_paren = isinstance(par, (cst.BinaryOperation, cst.UnaryOperation))
+            mapping[c] = (lambda upd: _paren(upd.args[0].value)) if keep_paren else (
+                lambda upd: _bare(upd.args[0].value))
         else:
-            new = cst.Call(func=cst.Attribute(value=_paren(arg), attr=cst.Name("astype")),
-                           args=[cst.Arg(cst.Name(fname))])
-        mapping[c] = new
-    names = " / ".join(sorted({f"`{c.func.value}()`" for c in calls}))  # type: ignore[attr-defined]
-    return Edit(_edit(ctx, mapping, []), "review",
-                f"{names} on a traced value became array code (`astype` where the dtype changes): the result "
-                "is a 0-d array, not a Python number; convert it after the transformed call if you need one.")
+            mapping[c] = lambda upd, fname=fname: cst.Call(
+                func=cst.Attribute(value=_paren(upd.args[0].value), attr=cst.Name("astype")),
+                args=[cst.Arg(cst.Name(fname))])
+    after = _convert_after_calls(ctx, calls, mapping)
+    return _edit(ctx, mapping, []), calls, after
+
+
+def _returned_at(ctx: Context, fn: cst.FunctionDef, c: cst.Call) -> int | None | bool:
+    """Where ``c`` stands in ``fn``'s only return: its index in a returned tuple, None for the whole value,
+    False when it is not returned as it is."""
+    from jaxerrs.rewrite.cst_tools import own_returns
+
+    rets = own_returns(fn)
+    if len(rets) != 1 or rets[0].value is None:
+        return False
+    value = rets[0].value
+    if value is c:
+        return None
+    if isinstance(value, cst.Tuple):
+        for i, el in enumerate(value.elements):
+            if el.value is c and not isinstance(el, cst.StarredElement):
+                return i
+    return False
+
+
+def _convert_after_calls(ctx: Context, calls: list[cst.Call], mapping: dict[cst.CSTNode, Any]) -> list[str]:
+    """Where a dropped conversion was returned as it is (``return w, float(loss)``) and the cell unpacks the
+    call into names at the top level or in a plain loop (``w, loss = step(w, x)``), convert the name right
+    after the call (``loss = float(loss)``): the value outside is the Python number it was."""
+    from jaxerrs.rewrite.rules.static_shapes.common import _transformed
+
+    fn = ctx.function_at_line()
+    done: list[str] = []
+    if fn is None:
+        return done
+    wanted: dict[int | None, str] = {}
+    for c in calls:
+        at = _returned_at(ctx, fn, c)
+        if at is False:
+            continue
+        wanted[at] = c.func.value if isinstance(c.func, cst.Name) else "item"  # type: ignore[index]
+    if not wanted:
+        return done
+    names = {fn.name.value}
+    for a in ctx.nodes(cst.Assign):  # f = jax.jit(step)
+        assert isinstance(a, cst.Assign)
+        if isinstance(a.value, cst.Call) and a.value.args and m.matches(a.value.args[0].value, m.Name(fn.name.value)) \
+                and len(a.targets) == 1 and isinstance(a.targets[0].target, cst.Name):
+            names.add(a.targets[0].target.value)
+    for a in ctx.nodes(cst.Assign):
+        assert isinstance(a, cst.Assign)
+        if not (isinstance(a.value, cst.Call) and isinstance(a.value.func, cst.Name) and a.value.func.value in names):
+            continue
+        line = ctx.parent(a)
+        caller = ctx.enclosing(a, cst.FunctionDef)
+        if not isinstance(line, cst.SimpleStatementLine) or len(line.body) != 1 or len(a.targets) != 1 or (
+                caller is not None and (caller is fn or _transformed(ctx, caller))):  # type: ignore[arg-type]
+            continue
+        target = a.targets[0].target
+        bound: dict[int | None, str] = {}
+        if isinstance(target, cst.Name) and None in wanted:
+            bound[None] = target.value
+        elif isinstance(target, (cst.Tuple, cst.List)) and None not in wanted:
+            for i, el in enumerate(target.elements):
+                if i in wanted and isinstance(el.value, cst.Name) and not isinstance(el, cst.StarredElement):
+                    bound[i] = el.value.value
+        if not bound:
+            continue
+        extra = []
+        for i, name in bound.items():
+            how = wanted[i]
+            code = f"{name} = {name}.item()" if how == "item" else f"{name} = {how}({name})"
+            extra.append(cst.parse_statement(code + "\n"))
+            done.append(code)
+        mapping[line] = lambda upd, extra=extra: cst.FlattenSentinel([upd, *extra])
+    return done
+
+
+def _after_note(after: list[str]) -> str:
+    if after:
+        return "converted back after the call (" + ", ".join(f"`{a}`" for a in dict.fromkeys(after)) + ")."
+    return "convert it after the transformed call if you need a Python number."
+
+
+def _what(calls: list[cst.Call]) -> str:
+    names = sorted({f"`{c.func.value}()`" if isinstance(c.func, cst.Name) else "`.item()`" for c in calls})
+    where = f" ({len(calls)} places)" if len(calls) > 1 else ""
+    return " / ".join(names) + where
+
+
+@rule("traced-scalar-conversion")
+def traced_scalar_conversion(ctx: Context) -> Edit | None:
+    """``float(x)``/``int(x)`` of a traced value that only feeds array math -> the array (cast with ``astype``).
+
+    Every such conversion in the failing function is dropped (``.item()`` ones too), or none is."""
+    wanted = ctx.values.get("function") or ""
+    kinds = ("float", "int") if wanted not in ("float", "int") else (wanted,)
+    got = _drop_conversions(ctx, kinds)
+    if got is None:
+        return None
+    source, calls, after = got
+    return Edit(source, "review",
+                f"{_what(calls)} on traced values became array code (`astype` where the dtype changes): the "
+                "result is a 0-d array, not a Python number; " + _after_note(after))
 
 
 def _dtype_of(ctx: Context, e: cst.BaseExpression, only: bool) -> str:
@@ -146,27 +273,16 @@ def _dtype_of(ctx: Context, e: cst.BaseExpression, only: bool) -> str:
 
 @rule("drop-item")
 def drop_item(ctx: Context) -> Edit | None:
-    """``x.item()`` inside a transformed function whose result only feeds array math or a return -> ``x``."""
-    head = _header(ctx)
-    if head is None:
+    """``x.item()`` inside a transformed function whose result only feeds array math or a return -> ``x``.
+
+    Every such conversion in the failing function is dropped (``float()``/``int()`` ones too), or none is."""
+    got = _drop_conversions(ctx, ("item",))
+    if got is None:
         return None
-    region = head[2]
-    calls = [c for c in ctx.nodes(m.Call(func=m.Attribute(attr=m.Name("item")), args=[]))
-             if region is c or region in ctx.ancestors(c)]
-    if not calls:
-        return None
-    mapping: dict[cst.CSTNode, Any] = {}
-    for c in calls:
-        assert isinstance(c, cst.Call)
-        if not _flows_to_math(ctx, c):
-            return None
-        base = c.func.value  # type: ignore[attr-defined]
-        if c.lpar:  # `((a + b).item())` keeps the outer parentheses; the base keeps its own
-            base = base.with_changes(lpar=[*c.lpar, *base.lpar], rpar=[*base.rpar, *c.rpar])
-        mapping[c] = base
-    return Edit(_edit(ctx, mapping, []), "review",
-                "`.item()` was dropped: the value stays a 0-d array inside the transformed function; call "
-                "`.item()` on the result after the call if you need a Python number.")
+    source, calls, after = got
+    return Edit(source, "review",
+                f"{_what(calls)} dropped: the values stay 0-d arrays inside the transformed function; "
+                + _after_note(after))
 
 
 _TOLIST_REDUCE = {"sum": "sum", "max": "max", "min": "min", "sorted": "sort"}
