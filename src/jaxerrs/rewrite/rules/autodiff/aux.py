@@ -97,7 +97,13 @@ def grad_has_aux(ctx: Context) -> Edit | None:
 
 @_rule("grad-aux-pair")
 def grad_aux_pair(ctx: Context) -> Edit | None:
-    """``has_aux=True`` with 3+ outputs: group the extras into one aux tuple; with a single output: drop has_aux."""
+    """``has_aux=True`` with 3+ outputs: group the extras into one aux tuple; with a single output: drop has_aux.
+
+    Only dropping ``has_aux`` can be ``safe``: the function returns one scalar (checked: no return is a
+    tuple, list or dict, and the message's tangent type is a scalar), so ``grad(f)`` differentiates that
+    same value, and the aux slot of the unpacking was ``_`` (nothing read it). With a named aux slot the
+    name is no longer bound, and grouping outputs changes what other callers receive: ``review``.
+    """
     use = _grad_use(ctx, {**_GRADS, **_JACS})
     if use is None:
         return None

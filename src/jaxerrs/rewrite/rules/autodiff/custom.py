@@ -104,7 +104,14 @@ def _tree_inner(text: str) -> str | None:
 
 @_rule("custom-vjp-bwd-tuple")
 def custom_vjp_bwd_tuple(ctx: Context) -> Edit | None:
-    """bwd returning a bare cotangent for a one-argument function -> a 1-tuple; entries for nondiff args dropped."""
+    """bwd returning a bare cotangent for a one-argument function -> a 1-tuple; entries for nondiff args dropped.
+
+    Why the same values: bwd must return one cotangent per differentiable argument, as a tuple; wrapping
+    the one cotangent of a one-argument function (checked: the primal has one differentiable parameter
+    and the message's trees are ``(bwd's,)``), or dropping the entries bwd returned as ``None`` for the
+    ``nondiff_argnums`` arguments (checked: ``None`` literals at exactly those positions in every return),
+    hands JAX the cotangents bwd computed, each for the argument it was computed for.
+    """
     bwd_tree = _tree_inner(ctx.values.get("bwd_tree", ""))
     primal_tree = _tree_inner(ctx.values.get("primal_tree", ""))
     if bwd_tree is None or primal_tree is None:
@@ -117,7 +124,7 @@ def custom_vjp_bwd_tuple(ctx: Context) -> Edit | None:
         if params is None or holders is None:
             continue
         values = [_ret_value(h) for h in holders]
-        if primal_tree == f"({bwd_tree},)":
+        if primal_tree == f"({bwd_tree},)" and len(params) - len(c.nondiff) == 1:
             pairs = [(h, _with_value(h, _tuple([v]))) for h, v in zip(holders, values, strict=True)]
             found.append((pairs, "safe", "bwd now returns a 1-tuple `(cotangent,)`: one entry per argument of "
                                          f"`{c.fn.name.value}`, same values."))
@@ -153,7 +160,13 @@ def _unpacked(fn: cst.FunctionDef, name: str) -> list[str] | None:
 
 @_rule("custom-vjp-fwd-pair")
 def custom_vjp_fwd_pair(ctx: Context) -> Edit | None:
-    """fwd returning ``y, a, b`` -> ``y, (a, b)``; fwd returning only ``y`` -> ``y, x`` when bwd plainly reads ``x``."""
+    """fwd returning ``y, a, b`` -> ``y, (a, b)``; fwd returning only ``y`` -> ``y, x`` when bwd plainly reads ``x``.
+
+    Only the grouping can be ``safe``: fwd's output and saved values are unchanged, in order, and bwd gets
+    them as the residual it unpacks (checked: bwd's body unpacks its residual parameter into exactly that
+    many names, ``a, b = res``), so bwd computes the same cotangents. Saving inputs bwd names is a guess
+    at what it needs: ``review``.
+    """
     fwd_name = ctx.values.get("fwd") or ctx.values.get("fwd_name") or ""
     fun_name = ctx.values.get("fun") or ctx.values.get("primal_name") or ""
     fwd = ctx.function_named(fwd_name)
@@ -318,7 +331,14 @@ def custom_vjp_bwd_unbroadcast(ctx: Context) -> Edit | None:
 
 @_rule("grad-argnums-positional")
 def grad_argnums_positional(ctx: Context) -> Edit | None:
-    """``grad(f, argnums=1)(x, w=w)``: pass the keyword arguments that argnums counts positionally."""
+    """``grad(f, argnums=1)(x, w=w)``: pass the keyword arguments that argnums counts positionally.
+
+    Why the same values: ``f(x, w)`` binds the same values to the same parameters as ``f(x, w=w)``
+    (checked: the function is a def of the cell with plain positional parameters, the moved keywords are
+    exactly the parameters up to the highest argnum, no vmap/pmap wraps the call), and argnums then
+    reaches the argument it names. ``safe`` when nothing is evaluated in another order: the moved
+    values are simple, or the keywords already come first in signature order.
+    """
     use = _grad_use(ctx, {**_GRADS, **_JACS})
     if use is None:
         return None
@@ -345,6 +365,15 @@ def grad_argnums_positional(ctx: Context) -> Edit | None:
     keep_kw = [a for a in rest if a.keyword is not None]
     new_apply = use.apply.with_changes(args=[*keep_pos, *moved, *keep_kw])
     shown = ", ".join(f"`{p}`" for p in missing)
+    order = [a.keyword.value for a in use.apply.args if a.keyword is not None]
+    in_order = order[:len(missing)] == list(missing)
+    simple = all(isinstance(v, (cst.Name, cst.Attribute, cst.Integer, cst.Float, cst.SimpleString)) or isinstance(
+        v, cst.UnaryOperation) and isinstance(v.expression, (cst.Integer, cst.Float))
+        for v in (kws[p].value for p in missing))
+    if not (in_order or simple):
+        return Edit(_edit(ctx, [(use.apply, new_apply)]), "review",
+                    f"{shown} passed by position: argnums counts positional arguments; check nothing depends on "
+                    "the order the arguments are evaluated in.")
     return Edit(_edit(ctx, [(use.apply, new_apply)]), "safe",
                 f"{shown} passed by position: argnums counts positional arguments; same call of `{name or 'f'}`.")
 

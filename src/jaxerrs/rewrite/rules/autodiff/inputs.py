@@ -50,6 +50,14 @@ def _int_literals(e: cst.BaseExpression) -> bool:
     return False
 
 
+def _literal_ints(e: cst.BaseExpression) -> Any:
+    """The integers of a literal (a number or nested lists/tuples of numbers), as nested lists."""
+    v = _int(e)
+    if v is not None:
+        return v
+    return [_literal_ints(x.value) for x in e.elements]  # type: ignore[attr-defined]
+
+
 def _is_int_value(v: Any) -> bool:
     if isinstance(v, bool):
         return False
@@ -60,10 +68,25 @@ def _is_int_value(v: Any) -> bool:
     return kind in ("i", "u") and hasattr(v, "shape")
 
 
+def _exact(v: Any) -> bool:
+    """Whether the integers of ``v`` (an int, a list of them, an int array) are all exact in the float
+    dtype they become: |v| <= 2**24 in float32, 2**53 in float64."""
+    limit = 2 ** (53 if _float_dtype() == "float64" else 24)
+    try:
+        import numpy as np
+
+        return bool(np.all(np.abs(np.asarray(v, dtype=np.int64)) <= limit))
+    except (TypeError, ValueError, OverflowError):
+        return False
+
+
 def _floatify(ctx: Context, e: cst.BaseExpression) -> tuple[cst.BaseExpression, str | None, str] | None:
-    """A float version of an integer argument with the same values: (expression, import, how it changed)."""
+    """A float version of an integer argument with the same values: (expression, import, how it changed);
+    None unless every integer it holds is exact in the float dtype (``_exact``)."""
     v = _int(e)
     if v is not None:
+        if not _exact(v):
+            return None
         lit = f"{abs(v)}.0"
         new: cst.BaseExpression = cst.Float(lit)
         if v < 0:
@@ -80,13 +103,15 @@ def _floatify(ctx: Context, e: cst.BaseExpression) -> tuple[cst.BaseExpression, 
         if name == "jax.numpy.arange":
             if any(isinstance(a.value, cst.Float) for a in pos) or len(pos) > 3:
                 return None
-        elif not _int_literals(pos[0].value):
+            if not all(_int(a.value) is not None and _exact(_int(a.value)) for a in pos):
+                return None  # bounds the cell does not spell: their size is unknown
+        elif not _int_literals(pos[0].value) or not _exact(_literal_ints(pos[0].value)):
             return None
         dt, imp = _ref(ctx, f"jax.numpy.{dtype}")
         return _add_arg(e, keyword_arg("dtype", dt)), imp, f"`{name.rsplit('.', 1)[1]}` now builds {dtype} values"
     if isinstance(e, cst.Name):
         val = lookup(ctx, e.value)
-        if val is MISSING or not _is_int_value(val):
+        if val is MISSING or not _is_int_value(val) or not _exact(val):
             return None
         if isinstance(val, int):
             return cst.Call(cst.Name("float"), [cst.Arg(e)]), None, f"`{e.value}` is passed as a float"
@@ -109,7 +134,15 @@ def _float_tree(v: Any) -> bool:
 
 @_rule("grad-float-input")
 def grad_float_input(ctx: Context) -> Edit | None:
-    """An integer literal or int array at the call site becomes float (same points); argnums on an int arg moves."""
+    """An integer literal or int array at the call site becomes float (same points); argnums on an int arg moves.
+
+    Why the same values: the function is evaluated, and differentiated, at the very numbers it was given
+    (``3`` -> ``3.0``, an int array cast to float), which is what ``grad`` at an integer point means; checked
+    (``_exact``): every integer is exact in the float dtype (|v| <= 2**24 for float32), and the function is
+    a def or lambda of the cell that does not use the argument as an integer (an index, a size, ``//``,
+    ``%``, a key: ``_used_as_int``). A function the cell does not define cannot be read: ``review``.
+    Moving ``argnums`` to another argument differentiates something else: ``review``.
+    """
     use = _grad_use(ctx, {**_GRADS, **_JACS})
     if use is None:
         return None
@@ -135,6 +168,10 @@ def grad_float_input(ctx: Context) -> Edit | None:
             notes.append(done[2])
     if not pairs:
         return None
+    if fn is None:
+        return Edit(_edit(ctx, pairs, imports=imports), "review",
+                    "; ".join(notes) + ": the derivative is taken at the same points, now as floats; check that "
+                    "the function does not use that argument as an integer (an index, a count).")
     return Edit(_edit(ctx, pairs, imports=imports), "safe",
                 "; ".join(notes) + ": the derivative is taken at the same points, now as floats.")
 
