@@ -1014,4 +1014,86 @@ CASES = [
         w = jnp.zeros(2)
         """,
     ),
+    # ------------------------------------------------------------------ string / function options of a vmapped function
+    case(
+        "vmap-decorated-string-metric", "invalid-jax-type-argument", setup=SETUP,
+        cell="""
+        from functools import partial
+
+        @partial(jax.vmap, in_axes=(0, 0, 0))
+        def distance(a, b, metric):
+            d = a - b
+            if metric == "l2":
+                return jnp.sqrt(jnp.sum(d ** 2))
+            return jnp.sum(jnp.abs(d))
+
+        a = jnp.array([[0.0, 0.0], [1.0, 1.0]])
+        b = jnp.array([[3.0, 4.0], [1.0, 2.0]])
+        l2 = distance(a, b, "l2")
+        l1 = distance(a, b, "l1")
+        """,
+        check="""
+        d = np.array([[-3.0, -4.0], [0.0, -1.0]])
+        np.testing.assert_allclose(np.asarray(l2), np.sqrt((d ** 2).sum(1)), rtol=1e-6)
+        np.testing.assert_allclose(np.asarray(l1), np.abs(d).sum(1), rtol=1e-6)
+        """,
+        wrong_fix="""
+        a = jnp.array([[0.0, 0.0], [1.0, 1.0]])
+        b = jnp.array([[3.0, 4.0], [1.0, 2.0]])
+        l2 = jnp.sqrt(jnp.sum((a - b) ** 2, axis=1))
+        l1 = l2
+        """,
+    ),
+    case(
+        "vmap-inline-function-argument", "invalid-jax-type-argument", setup=SETUP,
+        cell="""
+        def apply_elementwise(x, fn, scale):
+            return scale * fn(x)
+
+        xs = jnp.linspace(-2.0, 2.0, 5)
+        ys = jax.vmap(apply_elementwise)(xs, jax.nn.sigmoid, jnp.full(5, 2.0))
+        """,
+        check="""
+        xs_np = np.linspace(-2.0, 2.0, 5)
+        np.testing.assert_allclose(np.asarray(ys), 2.0 / (1 + np.exp(-xs_np)), rtol=1e-6)
+        """,
+        wrong_fix="""
+        xs = jnp.linspace(-2.0, 2.0, 5)
+        ys = jax.nn.sigmoid(xs)
+        """,
+    ),
+    case(
+        "vmap-option-as-keyword-declined", "invalid-jax-type-argument", setup=SETUP, offer="none",
+        cell="""
+        def act(x, kind="relu"):
+            return jnp.tanh(x) if kind == "tanh" else jax.nn.relu(x)
+
+        out = jax.vmap(act)(jnp.arange(3.0), kind="tanh")
+        """,
+        check="""
+        np.testing.assert_allclose(np.asarray(out), np.tanh(np.arange(3.0)), rtol=1e-6)
+        """,
+        wrong_fix="""
+        out = jax.nn.relu(jnp.arange(3.0))
+        """,
+    ),
+    case(
+        "vmap-same-position-gets-array-declined", "invalid-jax-type-argument", setup=SETUP, offer="none",
+        cell="""
+        @jax.vmap
+        def combine(x, w):
+            return x * 2 if isinstance(w, str) else x * w
+
+        weighted = combine(jnp.ones(3), jnp.arange(3.0))
+        doubled = combine(jnp.ones(3), "double")
+        """,
+        check="""
+        np.testing.assert_allclose(np.asarray(weighted), [0.0, 1.0, 2.0])
+        np.testing.assert_allclose(np.asarray(doubled), [2.0, 2.0, 2.0])
+        """,
+        wrong_fix="""
+        weighted = jnp.ones(3)
+        doubled = jnp.ones(3) * 2
+        """,
+    ),
 ]

@@ -209,3 +209,57 @@ def non_array_static(ctx: Context) -> Edit | None:
         summary += f"; check every call passes a hashable Python value (not an array) for {listed}"
     return Edit(ctx.replace_many([(old, new)], imports), "safe" if known else "review", summary + ".",
                 cause=("non-array-option", who))
+
+
+# ---------------------------------------------------------------------------------------------- vmap options
+
+
+@rule("vmap-option-unmapped")
+def vmap_option_unmapped(ctx: Context) -> Edit | None:
+    """A string or function passed positionally to a vmapped function -> ``in_axes`` None for it.
+
+    Why the values are the same: an argument with ``in_axes`` None is handed unchanged to every example,
+    which is what calling the function once per example with that option computes; the other entries of
+    ``in_axes`` stay as they were. Every such argument of the failing call is unmapped at once.
+    """
+    from jaxerrs.rewrite.cst_tools import positional_args
+    from jaxerrs.rewrite.rules.transforms.vmap import (
+        _axes_code,
+        _axes_value,
+        _entries,
+        _set_in_axes,
+        _vmap_of,
+        _vmapped_call,
+    )
+
+    found = _vmapped_call(ctx)
+    if found is None:
+        return None
+    call, vm = found
+    if getattr(vm, "home", None) is not None:
+        return None  # the vmap is written in an earlier cell
+    positional = positional_args(call)
+    if positional is None or len(positional) != len(call.args):
+        return None  # keyword arguments are always mapped over axis 0: in_axes cannot unmap them
+    axes = _axes_value(vm.in_axes.value if vm.in_axes is not None else None)
+    entries = _entries(axes, len(positional)) if axes is not MISSING else None
+    if entries is None:
+        return None
+    odd = [i for i, a in enumerate(positional) if _kind(ctx, a.value) in ("str", "function") and entries[i] is not None]
+    if not odd:
+        return None
+    for other in ctx.nodes(cst.Call):  # every call of the same vmapped function: in_axes is shared
+        assert isinstance(other, cst.Call)
+        if other is call:
+            continue
+        ovm = _vmap_of(ctx, other.func)
+        if ovm is None or ovm.node is not vm.node:
+            continue
+        pos = positional_args(other)
+        if pos is None or any(i >= len(pos) or _kind(ctx, pos[i].value) not in ("str", "function") for i in odd):
+            return None  # another call maps an array there
+    new_axes = tuple(None if i in odd else e for i, e in enumerate(entries))
+    names = ", ".join(f"`{ctx.code(positional[i].value)}`" for i in odd)
+    return Edit(_set_in_axes(ctx, vm, new_axes), "safe",
+                f"{names} {'is' if len(odd) == 1 else 'are'} passed unmapped (`in_axes={_axes_code(new_axes)}`): "
+                "every example gets the same option, as a Python value.")
