@@ -84,8 +84,8 @@ def _is_module(dotted: str) -> bool | None:
     """Whether ``dotted`` is an importable module (None: cannot tell)."""
     try:
         return importlib.util.find_spec(dotted) is not None
-    except ModuleNotFoundError:
-        return False
+    except ModuleNotFoundError as e:
+        return False if not e.name or dotted.startswith(e.name) else None
     except Exception:  # noqa: BLE001 - a parent that fails to import for another reason
         return None
 
@@ -98,7 +98,9 @@ def _has(module: str, name: str) -> bool | None:
             mod = importlib.import_module(module)
             if hasattr(mod, name):
                 return True
-    except ModuleNotFoundError:
+    except ModuleNotFoundError as e:
+        if e.name and not module.startswith(e.name):
+            return None  # the module exists but needs a package that is not installed (jax2tf: tensorflow)
         return False
     except Exception:  # noqa: BLE001 - the module exists but fails to import (a missing dependency)
         return None
