@@ -521,3 +521,97 @@ def test_grad_argnums_positional_same_gradient(cells, seed):
         want = {"1": gw, "2": gb, "(1, 2)": (gw, gb)}[argnums]
         for g_, w_ in zip(_leaves(got), _leaves(want), strict=True):
             close(g_, w_, rtol=1e-4, atol=1e-5)
+
+
+# ---------------------------------------------------------------------------------------------- ecosystem
+
+OPTAX = SETUP + "import optax\n"
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_optax_pass_params_same_updates_as_the_formula(cells, seed):
+    rng = np.random.RandomState(seed)
+    n, steps = rng.randint(1, 5), rng.randint(1, 4)
+    lr, wd = round(float(rng.uniform(0.01, 0.5)), 3), round(float(rng.uniform(0.01, 0.5)), 3)
+    p0, target = rng.randn(n).astype(np.float32), rng.randn(n).astype(np.float32)
+    adamw = rng.rand() < 0.5
+    tx = f"optax.adamw({lr}, weight_decay={wd})" if adamw else \
+        f"optax.chain(optax.add_decayed_weights({wd}), optax.sgd({lr}))"
+    loss = "def loss(p):\n    return jnp.sum((p - target) ** 2)\n\n"
+    if rng.rand() < 0.5:
+        cell = (f"{loss}tx = {tx}\nparams = jnp.asarray(p0)\nstate = tx.init(params)\nfor _ in range({steps}):\n"
+                "    grads = jax.grad(loss)(params)\n    updates, state = tx.update(grads, state)\n"
+                "    params = optax.apply_updates(params, updates)\n")
+    else:
+        cell = (f"{loss}tx = {tx}\n\n@jax.jit\ndef step(params, state):\n    grads = jax.grad(loss)(params)\n"
+                "    updates, state = tx.update(grads, state)\n    return optax.apply_updates(params, updates), state\n\n"
+                f"params = jnp.asarray(p0)\nstate = tx.init(params)\nfor _ in range({steps}):\n"
+                "    params, state = step(params, state)\n")
+    data = {"p0": p0, "target": target}
+    fixed = cells.fixed(cell, "optax-pass-params", setup=OPTAX, data=data)
+    got = cells.run(fixed, setup=OPTAX, data=data)["params"]
+    p, m, v = p0.astype(np.float64), np.zeros(n), np.zeros(n)
+    for t in range(1, steps + 1):  # AdamW (Loshchilov & Hutter) / SGD with decoupled weight decay
+        g = 2 * (p - target)
+        if adamw:
+            m, v = 0.9 * m + 0.1 * g, 0.999 * v + 0.001 * g * g
+            p = p - lr * ((m / (1 - 0.9 ** t)) / (np.sqrt(v / (1 - 0.999 ** t)) + 1e-8) + wd * p)
+        else:
+            p = p - lr * (g + wd * p)
+    close(got, p, rtol=1e-4, atol=1e-5)
+
+
+def test_optax_params_from_elsewhere_is_review(cells):
+    # the update is for `p`, the loop's parameters; `params` (what init saw) is stale
+    cells.not_safe("tx = optax.adamw(0.1, weight_decay=0.1)\nparams = jnp.ones(2)\nstate = tx.init(params)\np = params\n"
+                   "for _ in range(2):\n    updates, state = tx.update(2 * p, state)\n"
+                   "    p = optax.apply_updates(p, updates)\n", setup=OPTAX)
+
+
+LINEN = SETUP + "import flax.linen as nn\n"
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_flax_variables_dict_same_outputs(cells, seed):
+    rng = np.random.RandomState(seed)
+    for wrapped in (False, True):
+        n_in, n_out, rows = rng.randint(1, 5), rng.randint(1, 5), rng.randint(1, 4)
+        x = rng.randn(rows, n_in).astype(np.float32)
+        init = f"model = nn.Dense({n_out})\nvariables = model.init(jax.random.key({seed}), jnp.ones((1, {n_in})))\n"
+        if wrapped:  # an extra {'params': ...} around what init returned
+            cell, rule = init + "y = model.apply({'params': variables}, jnp.asarray(x))\n", "flax-unwrap-variables"
+        else:  # the params collection without its {'params': ...}
+            cell = init + "params = variables['params']\ny = model.apply(params, jnp.asarray(x))\n"
+            rule = "flax-wrap-params"
+        fixed = cells.fixed(cell, rule, setup=LINEN, data={"x": x})
+        ns = cells.run(fixed, setup=LINEN, data={"x": x})
+        k, b = (np.asarray(ns["variables"]["params"][name]) for name in ("kernel", "bias"))
+        close(ns["y"], x @ k + b)
+
+
+NNX = SETUP + "import optax\nfrom flax import nnx\n"
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_nnx_optimizer_same_sgd_step(cells, seed):
+    rng = np.random.RandomState(seed)
+    for rule in ("nnx-optimizer-update-model", "nnx-optimizer-wrt"):
+        n_in, n_out, rows = rng.randint(1, 4), rng.randint(1, 4), rng.randint(1, 4)
+        lr = round(float(rng.uniform(0.05, 1.0)), 2)
+        x = rng.randn(rows, n_in).astype(np.float32)
+        wrt = ", wrt=nnx.Param" if rule != "nnx-optimizer-wrt" else ""
+        update = "optimizer.update(grads)" if rule != "nnx-optimizer-wrt" else "optimizer.update(model, grads)"
+        head = (f"model = nnx.Linear({n_in}, {n_out}, rngs=nnx.Rngs({seed}))\n"
+                f"optimizer = nnx.Optimizer(model, optax.sgd({lr}){wrt})\n"
+                "k0, b0 = np.asarray(model.kernel[...]).copy(), np.asarray(model.bias[...]).copy()\n")
+        if rng.rand() < 0.5 or rule == "nnx-optimizer-wrt":
+            cell = head + f"grads = nnx.grad(lambda m: jnp.sum(m(jnp.asarray(x))))(model)\n{update}\n"
+        else:
+            cell = head + ("\ndef train_step(model, optimizer, x):\n"
+                           "    grads = nnx.grad(lambda m: jnp.sum(m(x)))(model)\n"
+                           f"    {update}\n\ntrain_step(model, optimizer, jnp.asarray(x))\n")
+        fixed = cells.fixed(cell, rule, setup=NNX, data={"x": x})
+        ns = cells.run(fixed, setup=NNX, data={"x": x})
+        # d/dW sum(x @ W + b) = x.T @ ones, d/db = rows
+        close(ns["model"].kernel[...], ns["k0"] - lr * x.sum(0)[:, None] * np.ones(n_out), rtol=1e-5)
+        close(ns["model"].bias[...], ns["b0"] - lr * rows, rtol=1e-5)

@@ -18,6 +18,7 @@ from jaxerrs.rewrite.cst_tools import keyword_arg
 from jaxerrs.rewrite.jit_static import is_jit
 from jaxerrs.rewrite.names import full_name
 from jaxerrs.rewrite.rules import rule
+from jaxerrs.rewrite.values import MISSING, lookup
 
 
 def _calls_at_line(ctx: Context, method: str) -> list[cst.Call]:
@@ -98,9 +99,31 @@ def _named_value(ctx: Context, call: cst.Call, found: str | None, usual: str) ->
     return found if found is not None and _in_scope(ctx, call, found) else None
 
 
+def _same_scope(ctx: Context, node: cst.CSTNode, other: cst.CSTNode) -> bool:
+    """Whether two nodes sit in the same function (or both at the cell's top level)."""
+    return ctx.enclosing(node, cst.FunctionDef) is ctx.enclosing(other, cst.FunctionDef)
+
+
+def _updates_name(ctx: Context, call: cst.Call, name: str) -> bool:
+    """Whether the scope of ``call`` applies updates to ``name`` and only to it (``optax.apply_updates(name,
+    ...)``): then ``name`` holds the parameters this update is for."""
+    applied = [c for c in ctx.nodes(cst.Call) if isinstance(c, cst.Call) and _same_scope(ctx, c, call)
+               and full_name(ctx, c.func, keep=True).rsplit(".", 1)[-1] == "apply_updates"]
+    return bool(applied) and all(c.args and c.args[0].keyword is None and isinstance(c.args[0].value, cst.Name)
+                                 and c.args[0].value.value == name for c in applied)  # type: ignore[attr-defined]
+
+
 @rule("optax-pass-params")
 def optax_pass_params(ctx: Context) -> Edit | None:
-    """``tx.update(grads, state)`` → ``tx.update(grads, state, params)``, params being what ``tx.init`` was given."""
+    """``tx.update(grads, state)`` → ``tx.update(grads, state, params)``, params being what ``tx.init`` was given.
+
+    Why the same values: a transformation that needs the parameters (weight decay, ``adamw``) computes its
+    update from the parameters being optimised, and the others ignore the argument; there is no other
+    value the call can mean. ``safe`` when ``params`` provably holds those parameters at the call: the name
+    ``tx.init`` was given, and the same scope applies the updates to that name and no other
+    (``params = optax.apply_updates(params, updates)``, ``_updates_name``). A name guessed from a function
+    parameter, or a scope that applies the updates elsewhere, is ``review``.
+    """
     calls = [c for c in _calls_at_line(ctx, "update") if len(c.args) == 2
              and all(a.keyword is None and not a.star for a in c.args)]
     if len(calls) != 1:
@@ -108,15 +131,19 @@ def optax_pass_params(ctx: Context) -> Edit | None:
     call = calls[0]
     assert isinstance(call.func, cst.Attribute)
     optimizer = dotted_name(call.func.value)
-    params = _named_value(ctx, call, _init_argument(ctx, optimizer) if optimizer else None, "params")
+    init = _init_argument(ctx, optimizer) if optimizer else None
+    params = _named_value(ctx, call, init, "params")
     if params is None:
         return None
     args = list(call.args)
     args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
     new = call.with_changes(args=[*args, cst.Arg(cst.Name(params))])
-    return Edit(ctx.replace(call, new), "safe",
-                f"`{params}` is passed to `update`: weight decay needs the current parameters; transformations "
-                "that do not use them ignore it.")
+    summary = (f"`{params}` is passed to `update`: weight decay needs the current parameters; transformations "
+               "that do not use them ignore it")
+    if params != init or not _updates_name(ctx, call, params):
+        return Edit(ctx.replace(call, new), "review",
+                    summary + f"; check that `{params}` holds the parameters being updated at this call.")
+    return Edit(ctx.replace(call, new), "safe", summary + ".")
 
 
 # ---------------------------------------------------------------------------------------------- Flax
@@ -128,7 +155,13 @@ def _apply_calls(ctx: Context) -> list[cst.Call]:
 
 @rule("flax-wrap-params")
 def flax_wrap_params(ctx: Context) -> Edit | None:
-    """``model.apply(params, x)`` → ``model.apply({'params': params}, x)`` (the error: not a dict of collections)."""
+    """``model.apply(params, x)`` → ``model.apply({'params': params}, x)`` (the error: not a dict of collections).
+
+    Why the same values: Flax raises this error when a value of the dict is not itself a dict of named
+    variables, i.e. the argument is one collection, the parameters (``model.init(...)["params"]``); wrapped
+    as ``{'params': ...}`` it is the variables dict ``apply`` documents, and the module computes with those
+    very parameters. A model that needs another collection too fails loudly, never silently.
+    """
     calls = [c for c in _apply_calls(ctx) if isinstance(c.args[0].value, cst.Name | cst.Attribute | cst.Subscript)]
     if len(calls) != 1:
         return None
@@ -141,7 +174,12 @@ def flax_wrap_params(ctx: Context) -> Edit | None:
 
 @rule("flax-unwrap-variables")
 def flax_unwrap_variables(ctx: Context) -> Edit | None:
-    """``model.apply({'params': variables}, x)`` where ``variables`` already holds ``params`` → ``apply(variables, x)``."""
+    """``model.apply({'params': variables}, x)`` where ``variables`` already holds ``params`` → ``apply(variables, x)``.
+
+    Why the same values: Flax raises this error for ``{'params': {'params': ...}}``, an extra layer around
+    the variables ``init`` returned; passing those variables is the call ``apply`` documents, with the
+    same parameters (checked where the value is live: it is a dict with a ``'params'`` entry).
+    """
     for call in _apply_calls(ctx):
         d = call.args[0].value
         if not (isinstance(d, cst.Dict) and len(d.elements) == 1 and isinstance(d.elements[0], cst.DictElement)):
@@ -149,6 +187,9 @@ def flax_unwrap_variables(ctx: Context) -> Edit | None:
         key, value = d.elements[0].key, d.elements[0].value
         if not (isinstance(key, cst.SimpleString) and key.evaluated_value == "params"):
             continue
+        live = lookup(ctx, value.value) if isinstance(value, cst.Name) else MISSING
+        if live is not MISSING and not (hasattr(live, "keys") and "params" in live):
+            continue  # not the variables dict the error is about
         code = ctx.code(value)
         return Edit(ctx.replace(d, value), "safe",
                     f"`{code}` is already the dict of collections (it has 'params'); it is passed as it is.")
@@ -172,24 +213,75 @@ def _optimizer_model(ctx: Context, optimizer: str) -> str | None:
 
 @rule("nnx-optimizer-update-model")
 def nnx_optimizer_update_model(ctx: Context) -> Edit | None:
-    """``optimizer.update(grads)`` → ``optimizer.update(model, grads)`` (Flax 0.11 and later take the model first)."""
+    """``optimizer.update(grads)`` → ``optimizer.update(model, grads)`` (Flax 0.11 and later take the model first).
+
+    Why the same values: before Flax 0.11 ``update(grads)`` updated the model the optimizer was built with;
+    ``update(model, grads)`` with that very model does the same. ``safe`` when the name provably is that
+    model (``_same_model``): the cell's ``OPT = nnx.Optimizer(MODEL, ...)`` with the call in the same scope,
+    or in a function whose callers in the cell all pass ``MODEL`` and ``OPT`` for those parameters (or
+    that reads both as globals). A ``model`` parameter guessed by its name is ``review``.
+    """
     calls = [c for c in _calls_at_line(ctx, "update") if len(c.args) == 1 and c.args[0].keyword is None]
     if len(calls) != 1:
         return None
     call = calls[0]
     assert isinstance(call.func, cst.Attribute)
-    model = _named_value(ctx, call, _optimizer_model(ctx, dotted_name(call.func.value)), "model")
+    opt = dotted_name(call.func.value)
+    built = _optimizer_model(ctx, opt)
+    model = _named_value(ctx, call, built, "model")
     if model is None:
         return None
     first = cst.Arg(cst.Name(model), comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
     new = call.with_changes(args=[first, *call.args])
-    return Edit(ctx.replace(call, new), "safe",
-                f"`{model}` is passed first: `nnx.Optimizer.update(model, grads)` updates that model's parameters.")
+    summary = f"`{model}` is passed first: `nnx.Optimizer.update(model, grads)` updates that model's parameters"
+    if model != built or not _same_model(ctx, call, opt, model):
+        return Edit(ctx.replace(call, new), "review",
+                    summary + f"; check that `{model}` is the model `{opt}` was built for.")
+    return Edit(ctx.replace(call, new), "safe", summary + ".")
+
+
+def _same_model(ctx: Context, call: cst.Call, opt: str, model: str) -> bool:
+    """Whether, at ``call``, ``opt`` and ``model`` are the cell's ``opt = nnx.Optimizer(model, ...)`` objects."""
+    binds = [t for a in ctx.nodes(cst.Assign) for t in a.targets  # type: ignore[attr-defined]
+             if isinstance(t.target, cst.Name) and t.target.value in (opt, model)]
+    if len(binds) != 2 or any(ctx.enclosing(t, cst.FunctionDef) is not None for t in binds):
+        return False  # each bound once, at the top level
+    fn = ctx.enclosing(call, cst.FunctionDef)
+    if fn is None:
+        return True
+    assert isinstance(fn, cst.FunctionDef)
+    params = [p.name.value for p in (*fn.params.posonly_params, *fn.params.params)]
+    if any(p.name.value in (opt, model) for p in fn.params.kwonly_params) or fn.params.star_arg is not None and \
+            isinstance(fn.params.star_arg, cst.Param):
+        return False
+    mine = [n for n in (opt, model) if n in params]
+    if not mine:
+        return ctx.enclosing(fn, cst.FunctionDef) is None  # both read as globals
+    refs = [n for n in ctx.nodes(cst.Name) if n.value == fn.name.value and n is not fn.name]  # type: ignore[attr-defined]
+    if not refs:
+        return False
+    for r in refs:
+        site = ctx.parent(r)
+        if not isinstance(site, cst.Call) or site.func is not r or any(a.star for a in site.args):
+            return False
+        pos = [a for a in site.args if a.keyword is None]
+        for n in mine:
+            arg = next((a for a in site.args if a.keyword is not None and a.keyword.value == n), None)
+            if arg is None and params.index(n) < len(pos):
+                arg = pos[params.index(n)]
+            if arg is None or not (isinstance(arg.value, cst.Name) and arg.value.value == n):
+                return False
+    return True
 
 
 @rule("nnx-optimizer-wrt")
 def nnx_optimizer_wrt(ctx: Context) -> Edit | None:
-    """``nnx.Optimizer(model, tx)`` → ``nnx.Optimizer(model, tx, wrt=nnx.Param)`` (what it optimised by default)."""
+    """``nnx.Optimizer(model, tx)`` → ``nnx.Optimizer(model, tx, wrt=nnx.Param)`` (what it optimised by default).
+
+    Why the same values: before ``wrt`` was required, ``nnx.Optimizer`` optimised the model's
+    ``nnx.Param`` variables; ``wrt=nnx.Param`` names that same filter, so the same variables get the same
+    updates.
+    """
     calls = [c for c in ctx.at_line(cst.Call) if isinstance(c, cst.Call)
              and full_name(ctx, c.func, keep=True) in ("flax.nnx.Optimizer", "nnx.Optimizer")
              and not any(a.keyword is not None and a.keyword.value == "wrt" for a in c.args)]
