@@ -29,6 +29,7 @@ class Edit:
     safety: str
     summary: str
     cause: Any = None  # the key of the cause it fixes, for rules with a detection (see rules.Found)
+    where: Any = None  # the Context of another (earlier) cell the edit is of, when the fix lives there
 
 
 @dataclass(frozen=True)
@@ -41,6 +42,15 @@ class Rewrite:
     summary: str
     rule: str
     label: str = ""  # where the source came from: "Cell In[3]", "train.py"
+    ran: str = ""  # the cell that ran, when ``label`` is another (earlier) cell that defines the failing code
+
+    @property
+    def where(self) -> str:
+        """Which cell this fixes, in words: "Cell In[3]", or when the code to fix is defined in an earlier cell
+        than the one that ran, "Cell In[3] (an earlier cell: the code to fix is defined there; Cell In[5] ran it)"."""
+        if not self.ran:
+            return self.label
+        return f"{self.label} (an earlier cell: the code to fix is defined there; {self.ran} ran it)"
 
     def to_dict(self) -> dict[str, Any]:
         return {"cell": self.cell, "diff": self.diff, "safety": self.safety, "summary": self.summary,
@@ -50,6 +60,9 @@ class Rewrite:
         """The fixed cell with a first comment line naming its source (and, for review, what to check)."""
         head = f"# jaxerrs: {self.label or 'your cell'}, fixed ({self.rule}, {self.safety})"
         lines = [head]
+        if self.ran:
+            lines.append(f"# the code to fix is defined in this earlier cell, not in {self.ran} that ran: "
+                         f"run this in place of {self.label}, then {self.ran} again")
         if self.safety == "review":
             lines.append(f"# review: {self.summary}")
         return "\n".join(lines) + "\n" + self.cell
@@ -98,7 +111,9 @@ def apply_rules(ctx: Context, names: list[str]) -> Rewrite | None:
 
     Post-condition for rules that declare a detection (``@rule(name, detect=...)``): the detection run on
     the edited cell must find nothing left of the cause the edit fixed, else the edit is not offered (a
-    cell fixed on one line and failing again on the next is no fix).
+    cell fixed on one line and failing again on the next is no fix). An edit may be of another cell than
+    the context's (``Edit.where``: the earlier cell that defines a branch, a body, a vmapped function): the
+    rewrite is then of that cell, and says so.
     """
     from jaxerrs.rewrite.rules import DETECTORS, RULES
 
@@ -114,14 +129,15 @@ def apply_rules(ctx: Context, names: list[str]) -> Rewrite | None:
             edit = None
         if edit is None or edit.safety not in SAFETIES:
             continue
-        fixed = ctx.restore(edit.source)
-        if fixed.strip() == ctx.source.strip() or not _compiles(edit.source):
+        base = edit.where if edit.where is not None else ctx  # the cell the edit is of
+        fixed = base.restore(edit.source)
+        if fixed.strip() == base.source.strip() or not _compiles(edit.source):
             continue
         detect = DETECTORS.get(name)
-        if detect is not None and not _cause_gone(ctx, detect, edit, fixed):
+        if detect is not None and not _cause_gone(base, detect, edit, fixed):
             continue
-        return Rewrite(fixed, unified_diff(ctx.source, fixed, ctx.label or "cell"), edit.safety,
-                       edit.summary, name, ctx.label)
+        return Rewrite(fixed, unified_diff(base.source, fixed, base.label or "cell"), edit.safety,
+                       edit.summary, name, base.label, base.ran)
     return None
 
 

@@ -46,6 +46,7 @@ class Context:
     namespace: dict[str, Any] | None = None  # globals of the user's frame (the notebook namespace)
     locals: dict[str, Any] | None = None  # locals of the user's frame at the failing line
     label: str = ""
+    ran: str = ""  # the cell that ran, when the failing code is defined in another (earlier) cell: "Cell In[5]"
     _by_type: dict[Any, list[cst.CSTNode]] = field(default_factory=dict, repr=False)
 
     def derive(self, source: str, line: int | None = None) -> Context:
@@ -53,7 +54,7 @@ class Context:
         a fresh tree; ``line`` is the line to look at in it (None: no failing line)."""
         return Context(source=source, line=line, error_class=self.error_class, message=self.message,
                        values=self.values, record_id=self.record_id, exc=self.exc, namespace=self.namespace,
-                       locals=self.locals, label=self.label)
+                       locals=self.locals, label=self.label, ran=self.ran)
 
     # ------------------------------------------------------------------ the tree
 
@@ -376,12 +377,13 @@ def build_context(d: Diagnosis, source: str | None = None, line: int | None = No
     ev = d.evidence
     uf = ev.user_frame
     exc = exc if exc is not None else ev.exc
-    label = ""
+    label = ran = ""
     namespace = local = None
     if uf is not None:
         label = frame_label(uf, with_line=False)
         if source is None and uf.kind == "user" and is_cell(uf.filename):
             source = cell_source(uf.filename)
+            ran = _ran_from(ev.frames, uf)
         if line is None:
             line = uf.lineno or None
         if exc is not None:
@@ -394,4 +396,15 @@ def build_context(d: Diagnosis, source: str | None = None, line: int | None = No
         return None
     return Context(source=source, line=line, error_class=ev.exc_class, message=ev.message, values=dict(d.values),
                    record_id=d.record.id if d.record else "", exc=exc, namespace=namespace, locals=local,
-                   label=label)
+                   label=label, ran=ran)
+
+
+def _ran_from(frames: list[Any], uf: Any) -> str:
+    """The label of the cell that ran ("Cell In[5]") when the user's failing frame is in another cell (a
+    function an earlier cell defined, called from this one); '' when it is the same cell."""
+    from jaxerrs.views import frame_label
+
+    outer = next((f for f in frames if f.kind == "user" and is_cell(f.filename)), None)
+    if outer is None or outer.filename == uf.filename:
+        return ""
+    return frame_label(outer, with_line=False)

@@ -9,10 +9,9 @@ from typing import Any
 import libcst as cst
 import libcst.matchers as m
 
+from jaxerrs.rewrite.analysis import MISSING, is_array, loads, lookup_dotted, traced
 from jaxerrs.rewrite.context import Context, dotted_name
-from jaxerrs.rewrite.values import MISSING, is_tracer, lookup_dotted
 
-_STATIC_ATTRS = {"shape", "ndim", "dtype", "size"}
 _BOTH_BRANCHES = ("both branches are now computed: check that the unused one cannot produce NaN/inf "
                   "(it would poison gradients)")
 _BOOL_FUNCS = {"isnan", "isinf", "isfinite", "isclose", "isneginf", "isposinf", "signbit", "logical_and",
@@ -61,57 +60,17 @@ def _paren(e: cst.BaseExpression) -> cst.BaseExpression:
 
 
 def _is_array(v: Any) -> bool:
-    if is_tracer(v):
-        return True
-    mod = type(v).__module__ or ""
-    return (mod.startswith(("jax", "jaxlib", "numpy")) and hasattr(v, "shape") and hasattr(v, "dtype")
-            and not isinstance(v, type))
-
-
-class _Loads(cst.CSTVisitor):
-    """Dotted names read by an expression, skipping ``x.shape``-like static reads and keyword names."""
-
-    def __init__(self) -> None:
-        self.names: list[str] = []
-
-    def visit_Attribute(self, node: cst.Attribute) -> bool:
-        if node.attr.value in _STATIC_ATTRS:
-            return False
-        d = _dotted(node)
-        if d:
-            self.names.append(d)
-        else:  # `f(x).sum`: what `f(x)` reads; `sum` is an attribute, not a name
-            node.value.visit(self)
-        return False
-
-    def visit_Call(self, node: cst.Call) -> bool:
-        return not m.matches(node.func, m.Name("len"))
-
-    def visit_Arg(self, node: cst.Arg) -> bool:
-        node.value.visit(self)
-        return False
-
-    def visit_Name(self, node: cst.Name) -> None:
-        self.names.append(node.value)
+    return is_array(v)
 
 
 def _loads(node: cst.CSTNode) -> list[str]:
-    v = _Loads()
-    node.visit(v)
-    return v.names
+    """Dotted names read by an expression, skipping ``x.shape``-like static reads and keyword names."""
+    return loads(node)
 
 
 def _traced(ctx: Context, e: cst.CSTNode) -> bool | None:
     """True when ``e`` reads an array (a tracer under a transform), False when it reads none, None: unknown."""
-    unknown = False
-    for name in _loads(e):
-        parts = name.split(".")
-        values = [lookup_dotted(ctx, ".".join(parts[:k])) for k in range(1, len(parts) + 1)]
-        if any(v is not MISSING and _is_array(v) for v in values):
-            return True  # `y.sum` reads the array `y`
-        if values[-1] is MISSING:
-            unknown = True
-    return None if unknown else False
+    return traced(ctx, e)
 
 
 def _jnp(ctx: Context) -> tuple[str, str | None]:

@@ -7,7 +7,7 @@ import libcst.matchers as m
 
 from jaxerrs.rewrite import Edit
 from jaxerrs.rewrite.context import Context
-from jaxerrs.rewrite.jit_static import JitSite, find_jit, is_jit, make_static, static_kw
+from jaxerrs.rewrite.jit_static import STATIC_JITS, JitSite, find_jit, jit_kind, make_static, static_kw
 from jaxerrs.rewrite.names import refers_to
 from jaxerrs.rewrite.rules import rule
 from jaxerrs.rewrite.rules.control_flow.common import (
@@ -49,7 +49,8 @@ def _passes_array(ctx: Context, fn: cst.FunctionDef, site: JitSite, name: str, i
         assert isinstance(call, cst.Call)
         f = call.func
         if isinstance(f, cst.Call):  # jax.jit(fn)(...)
-            if not (f.args and refers_to(ctx, f.func, "jax.jit") and m.matches(f.args[0].value,
+            if not (f.args and (refers_to(ctx, f.func, "jax.jit") or jit_kind(ctx, f.func) in STATIC_JITS)
+                    and m.matches(f.args[0].value,
                                                                             m.Name(fn.name.value))):
                 continue
             fname = fn.name.value
@@ -112,7 +113,7 @@ def static_arg(ctx: Context) -> Edit | None:
     site = find_jit(ctx, fn, others=True, anywhere=True)
     if site is None or _passes_array(ctx, fn, site, name, index):
         return None
-    if site.decorator is not None and site.call is site.node and is_jit(ctx, site.call.func):
+    if site.decorator is not None and site.call is site.node and jit_kind(ctx, site.call.func) in STATIC_JITS:
         return None  # jax.jit(...) as a decorator factory: leave it alone
     nums, names = static_kw(site.call, "static_argnums"), static_kw(site.call, "static_argnames")
     if index is None and nums is not None and nums[1] is not None and names == ([], None):

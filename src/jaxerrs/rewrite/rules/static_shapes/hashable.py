@@ -2,23 +2,27 @@
 
 from __future__ import annotations
 
+import ast
 import re
 from typing import Any
 
 import libcst as cst
 
 from jaxerrs.rewrite import Edit
+from jaxerrs.rewrite.analysis import defining_context
 from jaxerrs.rewrite.context import Context, dotted_name
+from jaxerrs.rewrite.cst_tools import keyword_arg
 from jaxerrs.rewrite.jit_static import (
     NOPE,
+    STATIC_JITS,
     find_jit,
-    is_jit,
+    jit_kind,
     make_static,
     name_of,
     param_names,
     py_literal,
 )
-from jaxerrs.rewrite.names import full_name
+from jaxerrs.rewrite.names import full_name, refers_to
 from jaxerrs.rewrite.rules import rule
 from jaxerrs.rewrite.rules.static_shapes.common import _body_assignments, _jnp_name, _lookup, _within
 
@@ -51,10 +55,13 @@ def _to_tuple(e: cst.BaseExpression) -> cst.BaseExpression | None:
 
 @rule("static-arg-hashable")
 def static_arg_hashable(ctx: Context) -> Edit | None:
-    """A list given for a static argument becomes a tuple at the call site."""
+    """A list given for a static argument becomes a tuple at the call site; a dataclass of the user's given
+    for one becomes a frozen dataclass (see :func:`_frozen_dataclass`)."""
     text = ctx.message or ""
     mt = re.search(r"hash an object of type <class '([\w.]+)'>, (.*?)\. The error was", text, re.S)
-    if mt is None or mt.group(1) != "list":
+    if mt is not None and mt.group(1) != "list":
+        return _frozen_dataclass(ctx, mt.group(1), mt.group(2))
+    if mt is None:
         return None
     shown = mt.group(2)
     stmt = ctx.statement()
@@ -102,7 +109,7 @@ def _callee_def(ctx: Context, call: cst.Call) -> tuple[cst.FunctionDef, bool] | 
         for c in ctx.nodes(cst.Call):
             assert isinstance(c, cst.Call)
             parent = ctx.parent(c)
-            if is_jit(ctx, c.func) and c.args and isinstance(c.args[0].value, cst.Name) and isinstance(
+            if jit_kind(ctx, c.func) in STATIC_JITS and c.args and isinstance(c.args[0].value, cst.Name) and isinstance(
                     parent, cst.Assign) and name_of(parent.targets[0].target) == name:
                 g = ctx.function_named(c.args[0].value.value)
                 return (g, False) if g is not None else None
@@ -110,11 +117,34 @@ def _callee_def(ctx: Context, call: cst.Call) -> tuple[cst.FunctionDef, bool] | 
 
 
 _TUPLE_SAFE_CALLS = {"len", "tuple", "list", "zip", "enumerate", "sum", "max", "min", "sorted", "reversed"}
+# array functions and methods that read a sequence argument item by item (a shape, axes, values): a
+# tuple and a list give them the same result. Any other call may tell them apart (``str.format``,
+# ``jax.tree.map`` keeps the container type).
+_TUPLE_SAFE_MODULES = ("jax.numpy.", "numpy.", "jax.lax.", "jax.nn.", "jax.random.", "math.")
+_TUPLE_SAFE_METHODS = {"reshape", "transpose", "sum", "mean", "max", "min", "prod", "std", "var", "any", "all",
+                       "argmax", "argmin", "squeeze", "broadcast_to", "join", "count", "index", "tile", "repeat"}
+
+
+def _reads_items(ctx: Context, call: cst.Call) -> bool:
+    """Whether ``call`` treats a tuple argument as it treats the same list (see ``_TUPLE_SAFE_MODULES``)."""
+    if name_of(call.func) in _TUPLE_SAFE_CALLS:
+        return True
+    if not isinstance(call.func, cst.Attribute):
+        return False
+    full = full_name(ctx, call.func, keep=True)
+    return full.startswith(_TUPLE_SAFE_MODULES) or (
+        not full.startswith("jax.") and call.func.attr.value in _TUPLE_SAFE_METHODS)
 
 
 def _tuple_fits(ctx: Context, call: cst.Call, arg: cst.Arg) -> bool | None:
     """True: the called function only reads the argument's items; False: it uses list-only operations;
-    None: cannot tell (the function is not in the cell, or the value is handed on to other code)."""
+    None: cannot tell (the function is not in the cell, or the value is handed on to other code).
+
+    This is the ``safe`` precondition of ``static-arg-hashable``: a static argument is the Python value
+    itself inside the jitted function, so a tuple computes what the list computed wherever the function
+    only indexes it, iterates it, unpacks it, takes ``len``/``count``/``index``, or hands it to a function
+    that reads its items (``_reads_items``); ``+ [..]``, comparisons, ``.append``... tell them apart.
+    """
     found = _callee_def(ctx, call)
     if found is None:
         return None
@@ -138,8 +168,7 @@ def _tuple_fits(ctx: Context, call: cst.Call, arg: cst.Arg) -> bool | None:
         p = ctx.parent(n)
         if isinstance(p, cst.Arg):
             owner = ctx.parent(p)
-            if isinstance(owner, cst.Call) and (name_of(owner.func) in _TUPLE_SAFE_CALLS or isinstance(
-                    owner.func, cst.Attribute)) and p.star in ("", "*"):
+            if isinstance(owner, cst.Call) and _reads_items(ctx, owner) and p.star in ("", "*"):
                 continue
             verdict = None  # handed to other code
             continue
@@ -157,6 +186,73 @@ def _tuple_fits(ctx: Context, call: cst.Call, arg: cst.Arg) -> bool | None:
     return verdict
 
 
+def _frozen_dataclass(ctx: Context, qual: str, shown: str) -> Edit | None:
+    """``@dataclass class Config`` passed as a static argument -> ``@dataclass(frozen=True)``.
+
+    A plain dataclass defines ``__eq__`` and so has no ``__hash__``; frozen, it hashes by its field values,
+    which is what jit's cache then keys on (equal configs share one compilation). Only when the instance
+    shown in the message holds hashable literals only, and no cell seen assigns attributes of its instances
+    (frozen instances refuse that); review, since other code may still change an instance.
+    """
+    mod, _, name = qual.rpartition(".")
+    if mod not in ("__main__", "builtins", "") or not name:
+        return None
+    try:
+        shown_call = ast.parse(shown.strip(), mode="eval").body
+    except SyntaxError:
+        return None
+    if not isinstance(shown_call, ast.Call) or shown_call.args or not all(
+            kw.arg and _hashable_value(kw.value) for kw in shown_call.keywords):
+        return None  # a field holding a list or an array would be unhashable again
+    here, home = ctx, None
+    classes = [c for c in ctx.nodes(cst.ClassDef) if c.name.value == name]  # type: ignore[attr-defined]
+    obj = (ctx.namespace or {}).get(name)
+    if not classes:
+        home = defining_context(ctx, obj)
+        if home is None:
+            return None
+        ctx = home
+        classes = [c for c in ctx.nodes(cst.ClassDef) if c.name.value == name]  # type: ignore[attr-defined]
+    if len(classes) != 1:
+        return None
+    cls = classes[0]
+    assert isinstance(cls, cst.ClassDef)
+    decos = [d for d in cls.decorators if refers_to(ctx, d.decorator.func if isinstance(d.decorator, cst.Call)
+                                                    else d.decorator, "dataclasses.dataclass")]
+    if len(decos) != 1 or (obj is not None and not hasattr(obj, "__dataclass_fields__")):
+        return None
+    deco = decos[0].decorator
+    if isinstance(deco, cst.Call):
+        if any(a.star or a.keyword is None or a.keyword.value in ("frozen", "eq", "unsafe_hash") for a in deco.args):
+            return None
+    if _mutates_instances(ctx, cls, obj) or (home is not None and _mutates_instances(here, cls, obj)):
+        return None
+    if any(m_ for m_ in cls.body.body if isinstance(m_, cst.FunctionDef) and m_.name.value in (
+            "__setattr__", "__hash__", "__init__", "__post_init__")):  # they may assign attributes
+        return None
+    frozen = keyword_arg("frozen", cst.Name("True"))
+    new = deco.with_changes(args=[*deco.args, frozen]) if isinstance(deco, cst.Call) else cst.Call(
+        func=deco, args=[frozen])
+    where = f" (in {home.label}, where `{name}` is defined)" if home is not None else ""
+    return Edit(ctx.replace(deco, new), "review",
+                f"`{name}` is now a frozen dataclass{where}, so it hashes by its fields and can be a static "
+                "argument (equal values share one compilation); its instances can no longer be changed after "
+                "creation: check that no code assigns their attributes.", where=home)
+
+
+def _hashable_value(node: ast.expr) -> bool:
+    """Whether a repr'd field value is a hashable literal (numbers, strings, None, booleans, tuples of them)."""
+    try:
+        v = ast.literal_eval(node)
+    except (ValueError, SyntaxError, TypeError, RecursionError):
+        return False
+    try:
+        hash(v)
+    except TypeError:
+        return False
+    return True
+
+
 # ---------------------------------------------------------------------------------------------- jit-method
 
 
@@ -167,7 +263,15 @@ def jit_method(ctx: Context) -> Edit | None:
     if qual.count(".") < 1 or "<locals>" in qual:
         return None
     cls_name, meth = qual.split(".")[-2:]
+    home = None  # the earlier cell that defines the class, when it is not this one
+    here = ctx
     classes = [c for c in ctx.nodes(cst.ClassDef) if c.name.value == cls_name]  # type: ignore[attr-defined]
+    if not classes:
+        home = defining_context(ctx, (ctx.namespace or {}).get(cls_name))
+        if home is None:
+            return None
+        ctx = home
+        classes = [c for c in ctx.nodes(cst.ClassDef) if c.name.value == cls_name]  # type: ignore[attr-defined]
     if len(classes) != 1:
         return None
     cls = classes[0]
@@ -183,7 +287,7 @@ def jit_method(ctx: Context) -> Edit | None:
         e = d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator
         if "dataclass" in dotted_name(e):
             return None
-    if _mutates_instances(ctx, cls, obj):
+    if _mutates_instances(ctx, cls, obj) or (home is not None and _mutates_instances(here, cls, obj)):
         return None  # a static self would silently keep the old attribute values
     site = find_jit(ctx, fn)
     pos, _ = param_names(fn)
@@ -193,9 +297,11 @@ def jit_method(ctx: Context) -> Edit | None:
     if made is None:
         return None
     old, new, imports = made
+    where = f" (in {home.label}, where `{cls_name}` is defined)" if home is not None else ""
     return Edit(ctx.replace(old, new, imports=imports), "review",
-                f"`{pos[0]}` is now a static argument of `{meth}`: the object must stay hashable and is "
-                f"compiled in as a constant, so later changes to its attributes are NOT seen (no retrace).")
+                f"`{pos[0]}` is now a static argument of `{meth}`{where}: the object must stay hashable and is "
+                f"compiled in as a constant, so later changes to its attributes are NOT seen (no retrace).",
+                where=home)
 
 
 def _mutates_instances(ctx: Context, cls: cst.ClassDef, obj: Any) -> bool:

@@ -12,9 +12,10 @@ from jaxerrs.rewrite import Edit
 from jaxerrs.rewrite.context import Context
 from jaxerrs.rewrite.jit_static import (
     NOPE,
+    STATIC_JITS,
     deco_kind,
     find_jit,
-    is_jit,
+    jit_kind,
     kwarg,
     name_of,
     param_names,
@@ -139,7 +140,14 @@ def _result_is_values(ctx: Context, call: cst.Call, stmt: cst.SimpleStatementLin
 
 @rule("static-argnames-typo")
 def static_argnames_typo(ctx: Context) -> Edit | None:
-    """``static_argnames=("num",)`` on ``def f(x, n)`` -> the parameter name it is closest to."""
+    """``static_argnames=("num",)`` on ``def f(x, n)`` -> the parameter name it is closest to.
+
+    Why the same values (when ``safe``): a static argument is its Python value inside the function, so a
+    function jitted with a parameter static computes what the unjitted function computes on that value;
+    which parameter the misspelt name meant changes what is compiled, not what is computed. Checked: the
+    keyword is ``static_argnames`` and every call in the cell passes a plain Python value for it (a value
+    that may be an array would be hashed or refused: ``review``).
+    """
     # read the message itself: the template holes can split "{'trainng'}" at the "in" inside the name
     mt = re.search(r"invalid argnames (\{.*?\}) in (\w+)\.", ctx.message or "")
     if mt is None:
@@ -155,11 +163,12 @@ def static_argnames_typo(ctx: Context) -> Edit | None:
     for c in ctx.at_line(cst.Call, exact_start=True):
         assert isinstance(c, cst.Call)
         parent = ctx.parent(c)
-        if isinstance(parent, cst.Decorator) and deco_kind(ctx, c) is not None:
+        if isinstance(parent, cst.Decorator) and deco_kind(ctx, c, STATIC_JITS) is not None:
             fn = ctx.parent(parent)
             if isinstance(fn, cst.FunctionDef):
                 sites.append((c, fn))
-        elif is_jit(ctx, c.func) and c.args and c.args[0].keyword is None and isinstance(c.args[0].value, cst.Name):
+        elif jit_kind(ctx, c.func) in STATIC_JITS and c.args and c.args[0].keyword is None and isinstance(
+                c.args[0].value, cst.Name):
             fn2 = ctx.function_named(c.args[0].value.value)
             if fn2 is not None:
                 sites.append((c, fn2))

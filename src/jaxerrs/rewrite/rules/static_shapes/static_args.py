@@ -15,7 +15,6 @@ from jaxerrs.rewrite.jit_static import (
     find_jit,
     make_static,
     param_names,
-    static_kw,
 )
 from jaxerrs.rewrite.names import full_name
 from jaxerrs.rewrite.rules import Found, rule
@@ -206,15 +205,6 @@ def _concrete_names(e: cst.CSTNode) -> list[str]:
     return _names_in(stripped)
 
 
-def _statics(fn: cst.FunctionDef, site: JitSite) -> set[str] | None:
-    pos, _ = param_names(fn)
-    nums = static_kw(site.call, "static_argnums")
-    names = static_kw(site.call, "static_argnames")
-    if nums is None or names is None:
-        return None
-    return set(names[0]) | {pos[i] for i in nums[0] if isinstance(i, int) and -len(pos) <= i < len(pos)}
-
-
 def _shape_params(ctx: Context, fn: cst.FunctionDef) -> list[str]:
     """The parameters of ``fn`` a shape, size, count or axis in it is computed from, in parameter order."""
     found: set[str] = set()
@@ -247,7 +237,7 @@ def detect_static(ctx: Context, key: object = None) -> Found | None:
         if site is None:
             return Found(key, unfixable=[fn])  # the jit the edit made is not one the rule can read
     assert site is not None
-    statics = _statics(fn, site)
+    statics = site.statics()
     if statics is None:
         return Found(key, unfixable=[fn])
     pos, kwonly = param_names(fn)
@@ -269,7 +259,14 @@ def detect_static(ctx: Context, key: object = None) -> Found | None:
 def static_argnames(ctx: Context) -> Edit | None:
     """Make every parameter a traced size/shape/axis of the jitted function comes from static on the user's
     own ``jit``: the one on the failing line and each other one that sets a shape in the same function
-    (making only the first static would fail again on the next)."""
+    (making only the first static would fail again on the next).
+
+    Why the same values (when ``safe``): a static parameter is the very Python value the caller passed,
+    so the jitted function computes what the unjitted one computes on it, the value the traced version
+    stood for. Checked: the traced values are weak-typed scalars (Python numbers passed in), the cell has
+    call sites and every one passes a Python value for each parameter made static; a call passing an
+    array, ``int(...)`` added at a call site, or no call in the cell is ``review``.
+    """
     target = _static_target(ctx)
     if target is None:
         return None
@@ -333,7 +330,7 @@ def static_argnames(ctx: Context) -> Edit | None:
     source = ctx.replace_many(pairs, imports=imports)
     who = fn.name.value
     names = ", ".join(f"`{p}`" for p in params)
-    summary = (f"{names} {'is' if len(params) == 1 else 'are'} now static in `jax.jit` of `{who}`: "
+    summary = (f"{names} {'is' if len(params) == 1 else 'are'} now static in `{site.kind.replace('flax.', '')}` of `{who}`: "
                f"each new value compiles `{who}` once more")
     if notes:
         summary += "; " + "; ".join(sorted(notes))

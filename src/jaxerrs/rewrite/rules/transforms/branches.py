@@ -8,6 +8,7 @@ from typing import Any
 import libcst as cst
 
 from jaxerrs.rewrite import Edit
+from jaxerrs.rewrite.analysis import references
 from jaxerrs.rewrite.context import Context
 from jaxerrs.rewrite.cst_tools import positional_args
 from jaxerrs.rewrite.rules import rule
@@ -50,11 +51,8 @@ def scan_body_pair(ctx: Context) -> Edit | None:
     got = (ctx.values.get("output") or "").strip()
     if body is None or not got or got[0] in "[{":  # a list or dict output: what the user meant is unclear
         return None
-    if isinstance(body.node, cst.FunctionDef):  # a body also called elsewhere would break there
-        name = body.node.name
-        if any(n.value == name.value and n is not name for n in ctx.nodes(cst.Name)  # type: ignore[attr-defined]
-               if n is not f_arg.value):  # type: ignore[union-attr]
-            return None
+    if f_arg is None or _used_elsewhere(ctx, body, f_arg.value):  # a body also called elsewhere would break there
+        return None
     n_out = _count_top(got)
     pairs: list[tuple[cst.CSTNode, cst.CSTNode]] = []
     for out in body.outs:
@@ -81,11 +79,24 @@ def scan_body_pair(ctx: Context) -> Edit | None:
     if site is MISSING:
         return None
     if site is not None:
+        if body.home is not None:
+            return None  # the body is in an earlier cell and the call needs a change too: two cells
         pairs.append(site)
     what = "`(carry, None)`" if n_out == 1 else "`(carry, (outputs...))`"
-    return Edit(ctx.replace_many(pairs), "review",
-                f"The scan body now returns {what}, the pair scan expects, and the call keeps the final carry; "
-                "check that you need no per-step output (scan stacks the second element).")
+    where = f" (in {body.home.label}, where the body is defined)" if body.home is not None else ""
+    return Edit((body.home or ctx).replace_many(pairs), "review",
+                f"The scan body now returns {what}{where}, the pair scan expects, and the call keeps the final "
+                "carry; check that you need no per-step output (scan stacks the second element).", where=body.home)
+
+
+def _used_elsewhere(ctx: Context, body: _Branch, passed: cst.BaseExpression) -> bool:
+    """Whether the cell names the body's def anywhere but in the expression that passes it (``step``,
+    ``self.step``, ``partial(step, k)``): a change to what it returns would be seen there too."""
+    if body.callee is None:
+        return isinstance(body.node, cst.FunctionDef)
+    if body.home is not None and references(body.home, body.callee):
+        return True  # named in the earlier cell that defines it
+    return any(r is not passed and passed not in ctx.ancestors(r) for r in references(ctx, body.callee))
 
 
 def _count_top(text: str) -> int:
@@ -205,39 +216,62 @@ def branch_dtype(ctx: Context) -> Edit | None:
         return None
     _, odd, ref, fix = options[0]
     changed = {odd: fix}
+    if sm and odd == idx[0]:
+        # switch compares every branch with the first and reports the first that differs: the branches between
+        # them have the first one's type, so each of them needs the same change (else it fails again on them)
+        for k in range(idx[0] + 1, idx[1]):
+            more = _branch_fix(ctx, leaves[k], types[odd], types[ref], infos[k], operands) if k in leaves else None
+            if more is None:
+                return None
+            changed[k] = more
     for k, leaf in leaves.items():  # switch: other branches returning a bare literal need the same change
         lit = literal(leaf)
         if k in idx or isinstance(lit, bool) or not isinstance(lit, (int, float)):
             continue
         more = _branch_fix(ctx, leaf, ("int32" if isinstance(lit, int) else "float32", ()), types[ref], infos[k],
                            operands)
-        if more is not None and _code(more[0]) != ctx.code(leaf):
+        if more is not None and _code(more[0]) != (infos[k].home or ctx).code(leaf):
             changed[k] = more
+    homes = {id(infos[k].home) for k in changed}
+    if len(homes) != 1:
+        return None  # branches defined in different cells: one rewrite cannot fix them all
+    home = infos[next(iter(changed))].home
+    cell = home or ctx  # the cell the changed branches are defined in (an earlier one, or this one)
     pairs = [(leaves[k], f[0]) for k, f in changed.items()]
     imports = [i for f in changed.values() for i in f[1]]
-    safety = "safe" if all(f[3] for f in changed.values()) else "review"
+    # safe only where the changed branch is this call's alone (a def called elsewhere too sees the change)
+    safety = "safe" if home is None and all(
+        f[3] and not _used_elsewhere(ctx, infos[k], exprs[k]) for k, f in changed.items()) else "review"
     names = ", ".join(("true_fun", "false_fun")[k] if cm else f"branch {k}" for k in changed)
     dt, shape = types[ref]
-    olds = ", ".join(f"`{ctx.code(leaves[k])}`" for k in changed)
+    olds = ", ".join(f"`{cell.code(leaves[k])}`" for k in changed)
     news = ", ".join(f"`{_code(f[0])}`" for f in changed.values())
     summary = (f"{names} now return{'s' if len(changed) == 1 else ''} {news} instead of {olds}, so "
                f"{'both' if cm else 'all'} branches give {dt}{list(shape)}")
+    if home is not None:
+        many = len(changed) > 1
+        summary += (f" (the branch{'es are' if many else ' is'} defined in {home.label}; other code calling "
+                    f"{'them' if many else 'it'} sees the change)")
     if safety == "review":
         summary += "; check that this value is what the branch should produce"
-    return Edit(ctx.replace_many(pairs, imports=imports), safety, summary + ".")
+    return Edit(cell.replace_many(pairs, imports=imports), safety, summary + ".", where=home)
 
 
 def _branch_fix(ctx: Context, leaf: cst.BaseExpression, have: tuple[str, tuple[int, ...]],
                 want: tuple[str, tuple[int, ...]], br: _Branch,
                 operands: list[cst.Arg]) -> tuple[cst.BaseExpression, list[str | None], int, bool] | None:
-    """(new leaf, imports, rank (lower = surer odd one), safe) turning ``leaf`` of type ``have`` into ``want``."""
+    """(new leaf, imports, rank (lower = surer odd one), safe) turning ``leaf`` of type ``have`` into ``want``.
+
+    ``ctx`` is the cell with the call (its operands); the leaf is written in the branch's own cell.
+    """
     dt, shape = want
+    call_ctx, ctx = ctx, br.home or ctx
     lit = literal(leaf)
     is_lit = isinstance(lit, (int, float)) and not isinstance(lit, bool)
     if have[1] != shape:
         if not is_lit or have[1] != ():
             return None
-        ref = _like_name(ctx, br, operands, want)
+        ref = _like_name(call_ctx, br, operands, want)
         if ref is None:
             return None
         jnp, imp = ctx.need("jax.numpy", "jnp")

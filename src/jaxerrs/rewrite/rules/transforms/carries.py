@@ -7,6 +7,7 @@ import re
 import libcst as cst
 
 from jaxerrs.rewrite import Edit
+from jaxerrs.rewrite.analysis import references
 from jaxerrs.rewrite.context import Context
 from jaxerrs.rewrite.cst_tools import positional_args
 from jaxerrs.rewrite.names import full_name
@@ -74,7 +75,7 @@ def _carry_dtype(ctx: Context) -> Edit | None:
     if a is None or b is None or found is None or a[1] != b[1]:
         return None
     _, name, leaf = found
-    fixed = _with_dtype(ctx, leaf, b[0])
+    fixed = _with_dtype(ctx, leaf, b[0]) or _cast_value(ctx, leaf, a[0], b[0])
     if fixed is None:
         return None
     new, imports = fixed
@@ -88,6 +89,20 @@ def _carry_dtype(ctx: Context) -> Edit | None:
     return Edit(ctx.replace(leaf, new, imports=imports), "review",
                 f"The initial carry `{ctx.code(leaf)}` of the `{loop}` becomes `{_code(new)}` ({a[0]} -> {b[0]}, "
                 f"the type the body returns); {note}.")
+
+
+def _cast_value(ctx: Context, leaf: cst.BaseExpression, have: str, want: str
+                ) -> tuple[cst.BaseExpression, list[str | None]] | None:
+    """``h0`` -> ``h0.astype(jnp.float32)`` for an initial carry that is a name (or ``self.h0``) holding an array
+    of the message's dtype: made in an earlier cell or elsewhere, it is cast where the loop takes it."""
+    if not isinstance(leaf, (cst.Name, cst.Attribute)):
+        return None
+    v = live_value(ctx, leaf, numbers=True, scoped=True)
+    if v is MISSING or str(getattr(v, "dtype", "")) != have or _shape(v) is None:
+        return None
+    jnp, imp = ctx.need("jax.numpy", "jnp")
+    return cst.Call(func=cst.Attribute(value=leaf, attr=cst.Name("astype")),
+                    args=[cst.Arg(cst.parse_expression(f"{jnp}.{want}"))]), [imp]
 
 
 @rule("scan-carry-dtype")
@@ -203,9 +218,11 @@ def carry_container(ctx: Context) -> Edit | None:
                 elements[-1] = elements[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
             new = cst.List(elements=elements)
         pairs.append((node, new))
-    return Edit(ctx.replace_many(pairs), "safe",
-                f"The body now returns its state as a {mm.group('a')}, the container the initial state was built "
-                f"with (it returned a {mm.group('b')}).")
+    where = f" (in {body.home.label}, where the body is defined)" if body.home is not None else ""
+    shared = body.home is not None and body.callee is not None and bool(references(body.home, body.callee))
+    return Edit((body.home or ctx).replace_many(pairs), "review" if shared else "safe",
+                f"The body now returns its state as a {mm.group('a')}{where}, the container the initial state was "
+                f"built with (it returned a {mm.group('b')}).", where=body.home)
 
 
 # ---------------------------------------------------------------------------------------------- fori_loop bounds

@@ -8,6 +8,7 @@ from typing import Any
 
 import libcst as cst
 
+from jaxerrs.rewrite.analysis import Callee, function_elsewhere, function_of
 from jaxerrs.rewrite.context import Context, dotted_name
 from jaxerrs.rewrite.cst_tools import keyword_arg, own_returns, positional_args
 from jaxerrs.rewrite.names import full_name
@@ -190,26 +191,37 @@ def _params(node: cst.FunctionDef | cst.Lambda) -> list[str] | None:
 
 
 class _Branch:
-    """A function passed to a loop or a branch: a lambda in the call, or a ``def`` of the cell."""
+    """A function passed to a loop or a branch: a lambda in the call, or a ``def`` of the cell (a nested def,
+    a method ``self.step``, a ``partial(f, a)``: see :func:`jaxerrs.rewrite.analysis.function_of`)."""
 
-    def __init__(self, node: cst.FunctionDef | cst.Lambda, outs: list[cst.BaseExpression]) -> None:
+    def __init__(self, node: cst.FunctionDef | cst.Lambda, outs: list[cst.BaseExpression],
+                 callee: Callee | None = None, home: Context | None = None) -> None:
         self.node = node
         self.outs = outs  # the returned expressions (a lambda's body, each ``return``'s value)
-        self.params = _params(node)
+        self.callee = callee
+        self.home = home  # the context of the earlier cell that defines it; None: this cell
+        # the parameters the loop or branch fills (not ``self``, not what a partial binds)
+        self.params = callee.params if callee is not None else _params(node)
 
 
 def _branch(ctx: Context, expr: cst.BaseExpression) -> _Branch | None:
-    if isinstance(expr, cst.Lambda):
-        return _Branch(expr, [expr.body])
-    if isinstance(expr, cst.Name):
-        fn = ctx.function_named(expr.value)
-        if fn is None or fn.decorators:
+    """The function ``expr`` passes: of this cell, or a def of an earlier cell (its ``home``)."""
+    got = function_of(ctx, expr)
+    home = None
+    if got is None:
+        far = function_elsewhere(ctx, expr)
+        if far is None:
             return None
-        rets = own_returns(fn)
-        if not rets or any(r.value is None for r in rets):
-            return None
-        return _Branch(fn, [r.value for r in rets if r.value is not None])
-    return None
+        home, got = far
+    node = got.node
+    if isinstance(node, cst.Lambda):
+        return _Branch(node, [node.body], got)
+    if node.decorators:
+        return None
+    rets = own_returns(node)
+    if not rets or any(r.value is None for r in rets):
+        return None
+    return _Branch(node, [r.value for r in rets if r.value is not None], got, home)
 
 
 def _is_used(ctx: Context, name: str, except_node: cst.CSTNode) -> bool:

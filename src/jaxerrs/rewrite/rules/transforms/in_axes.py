@@ -72,7 +72,7 @@ def _in_axes_length(ctx: Context, call: cst.Call, vm: _Vmap, axes: Any, n: int, 
     if positional is None or len(positional) != m:
         return None
     keywords = [a for a in call.args if a.keyword is not None]
-    params = _fn_params(ctx, vm.fn)
+    params = _fn_params(vm.cell(ctx), vm.fn)
     if keywords:  # f(x, w=w) with in_axes=(0, None): pass them positionally, in the signature's order
         if params is None or m + len(keywords) != n or len(params) < n:
             return None
@@ -102,9 +102,9 @@ def _in_axes_length(ctx: Context, call: cst.Call, vm: _Vmap, axes: Any, n: int, 
             return None
         new_axes = (tuple(axes) if isinstance(v, tuple) else list(axes),)
         source = _set_in_axes(ctx, vm, new_axes)
-        return Edit(source, "safe", f"`in_axes` is wrapped as `{_axes_code(new_axes)}`: its entries describe the "
-                    f"elements of the single argument `{ctx.code(positional[0].value)}`, and in_axes needs one "
-                    "entry per positional argument.")
+        return Edit(source, "safe", f"`in_axes` is wrapped as `{_axes_code(new_axes)}`{vm.where()}: its entries "
+                    f"describe the elements of the single argument `{ctx.code(positional[0].value)}`, and in_axes "
+                    "needs one entry per positional argument.", where=vm.home)
     if m > n and values is not None:  # extra trailing arguments: broadcast those without the batch axis
         entries = list(axes)
         size = _batch_size(values[:n], entries)
@@ -120,7 +120,7 @@ def _in_axes_length(ctx: Context, call: cst.Call, vm: _Vmap, axes: Any, n: int, 
         names = ", ".join(f"`{ctx.code(a.value)}` -> {e}" for a, e in zip(positional[n:], extra, strict=True))
         return Edit(source, "review",
                     f"`in_axes` gets one entry per argument, `{_axes_code(new_axes)}` ({names}, judged from their "
-                    "shapes); check which arguments are batched and which are shared.")
+                    f"shapes){vm.where()}; check which arguments are batched and which are shared.", where=vm.home)
     return None
 
 
@@ -144,9 +144,11 @@ def _in_axes_prefix(ctx: Context, call: cst.Call, vm: _Vmap) -> Edit | None:
             new = cst.List(elements=list(node.elements))
         else:
             return None
-        return Edit(ctx.replace(node, new), "safe",
-                    f"The `in_axes` entry `{ctx.code(node)}` is written as a {types.group(2)}, the container type "
-                    "of the argument it describes (pytree prefixes must match container types).")
+        cell = vm.cell(ctx)
+        return Edit(cell.replace(node, new), "safe",
+                    f"The `in_axes` entry `{cell.code(node)}` is written as a {types.group(2)}, the container type "
+                    f"of the argument it describes{vm.where()} (pytree prefixes must match container types).",
+                    where=vm.home)
     keys = re.search(r"with \d+ child keys\s+(.*?)\s+but at the same key path the full pytree has a subtree of the "
                      r"same type but with \d+ child keys", ctx.message, re.S)
     lengths = re.search(r"subtree of type (?:tuple|list) of length \d+, but the full pytree has a subtree of the same "
@@ -217,6 +219,6 @@ def _pad_axes(ctx: Context, call: cst.Call, vm: _Vmap, node: cst.Dict | cst.Tupl
     new_els[-1] = new_els[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
     new = node.with_changes(elements=elements + new_els)
     what = "dict" if isinstance(node, cst.Dict) else "tuple"
-    return Edit(ctx.replace(node, new), "review",
+    return Edit(vm.cell(ctx).replace(node, new), "review",
                 f"The `in_axes` {what} gets the entries it lacked ({desc}, judged from their shapes: batched "
-                "entries map, others are shared); check those entries.")
+                f"entries map, others are shared){vm.where()}; check those entries.", where=vm.home)

@@ -8,6 +8,7 @@ from typing import Any
 import libcst as cst
 
 from jaxerrs.rewrite import Edit
+from jaxerrs.rewrite.analysis import defining_context, function_of, lookup, shape_of
 from jaxerrs.rewrite.context import Context
 from jaxerrs.rewrite.cst_tools import keyword_arg, positional_args
 from jaxerrs.rewrite.names import full_name
@@ -34,6 +35,15 @@ class _Vmap:
         self.node = node  # the vmap(...) / partial(vmap, ...) call, or a bare @jax.vmap decorator
         self.fn = fn  # the mapped function
         self.in_axes = in_axes
+        self.home: Context | None = None  # the context of the earlier cell it is written in; None: this cell
+
+    def cell(self, ctx: Context) -> Context:
+        """The context its nodes belong to."""
+        return self.home or ctx
+
+    def where(self) -> str:
+        """' (in Cell In[3], where the vmap is written)' for a vmap of an earlier cell, else ''."""
+        return f" (in {self.home.label}, where the vmap is written)" if self.home is not None else ""
 
 
 def _vmap_of(ctx: Context, expr: cst.BaseExpression, depth: int = 0) -> _Vmap | None:
@@ -53,7 +63,7 @@ def _vmap_of(ctx: Context, expr: cst.BaseExpression, depth: int = 0) -> _Vmap | 
             return _vmap_of(ctx, value, depth + 1)
         fn = ctx.function_named(expr.value)
         if fn is None:
-            return None
+            return _vmap_elsewhere(ctx, expr) if depth == 0 else None
         found = []
         for dec in fn.decorators:
             d = dec.decorator
@@ -65,6 +75,21 @@ def _vmap_of(ctx: Context, expr: cst.BaseExpression, depth: int = 0) -> _Vmap | 
                     found.append(_Vmap(d, fn, _arg(d, 1, "in_axes")))
         return found[0] if len(found) == 1 else None
     return None
+
+
+def _vmap_elsewhere(ctx: Context, name: cst.Name) -> _Vmap | None:
+    """The vmap an earlier cell wrote (``per_example = jax.vmap(loss, ...)``, ``@partial(jax.vmap, ...)``)
+    for a name this cell calls: found in the cell that defines the mapped function."""
+    value = lookup(ctx, name.value)
+    if value is MISSING or not callable(value):
+        return None
+    other = defining_context(ctx, value)
+    if other is None:
+        return None
+    vm = _vmap_of(other, cst.Name(name.value), depth=1)
+    if vm is not None:
+        vm.home = other
+    return vm
 
 
 def _vmapped_call(ctx: Context) -> tuple[cst.Call, _Vmap] | None:
@@ -95,6 +120,9 @@ def _fn_params(ctx: Context, fn: cst.BaseExpression | cst.FunctionDef | None) ->
         d = ctx.function_named(fn.value)
         if d is not None:
             return _params(d)
+    callee = function_of(ctx, fn)  # a method (`self.apply`), a module instance, a partial, a nested def
+    if callee is not None:
+        return callee.params
     v = live_value(ctx, fn, numbers=True)
     if v is MISSING or not callable(v):
         return None
@@ -132,6 +160,7 @@ def _axes_code(value: Any) -> str:
 
 def _set_in_axes(ctx: Context, vm: _Vmap, value: Any) -> str:
     """The cell with the vmap's ``in_axes`` set to ``value`` (added where it was not written)."""
+    ctx = vm.cell(ctx)
     new_val = cst.parse_expression(_axes_code(value))
     pairs: list[tuple[cst.CSTNode, cst.CSTNode]] = []
     imports: list[str | None] = []
@@ -172,8 +201,21 @@ def _leaves(v: Any) -> list[Any] | None:
     return [v] if _shape(v) is not None else None
 
 
+class _Shaped:
+    """An argument known by its shape only (``jnp.zeros(2)`` written in the call: see ``analysis.shape_of``)."""
+
+    def __init__(self, shape: tuple[int, ...]) -> None:
+        self.shape = shape
+
+
 def _arg_values(ctx: Context, args: list[cst.Arg]) -> list[Any] | None:
-    out = [live_value(ctx, a.value, numbers=True) for a in args]
+    out = []
+    for a in args:
+        v = live_value(ctx, a.value, numbers=True)
+        if v is MISSING:
+            shape = shape_of(ctx, a.value)
+            v = _Shaped(shape) if shape is not None else MISSING
+        out.append(v)
     return None if any(v is MISSING for v in out) else out
 
 
@@ -281,10 +323,11 @@ def vmap_broadcast_arg(ctx: Context) -> Edit | None:
     source = _set_in_axes(ctx, vm, new_axes)
     names = ", ".join(f"`{ctx.code(positional[i].value)}`" for i in odd)
     return Edit(source, "review",
-                f"{names} {'is' if len(odd) == 1 else 'are'} no longer mapped (`in_axes={_axes_code(new_axes)}`): "
+                f"{names} {'is' if len(odd) == 1 else 'are'} no longer mapped (`in_axes={_axes_code(new_axes)}`"
+                f"{vm.where()}): "
                 f"{'its' if len(odd) == 1 else 'their'} size does not match the batch of {batch}, so "
                 f"{'it is' if len(odd) == 1 else 'they are'} taken as shared by every example; check that "
-                f"{'it is' if len(odd) == 1 else 'they are'} not a batch sliced to another length.")
+                f"{'it is' if len(odd) == 1 else 'they are'} not a batch sliced to another length.", where=vm.home)
 
 
 def _looks_shared(i: int, odd: list[int], per_example: dict[int, list[tuple[int, ...]]],
