@@ -1096,4 +1096,69 @@ CASES = [
         doubled = jnp.ones(3) * 2
         """,
     ),
+    # ------------------------------------------------------------------ removed modules reached through their dotted path
+    case(
+        "dotted-experimental-optimizers-momentum", "removed-jax-submodule-attribute", setup=SETUP,
+        cell="""
+        opt_init, opt_update, get_params = jax.experimental.optimizers.momentum(0.1, mass=0.9)
+
+        def loss(w):
+            return jnp.sum((w - 2.0) ** 2)
+
+        state = opt_init(jnp.zeros(3))
+        for i in range(200):
+            state = opt_update(i, jax.grad(loss)(get_params(state)), state)
+        w = get_params(state)
+        """,
+        check="""
+        np.testing.assert_allclose(np.asarray(w), np.full(3, 2.0), atol=1e-3)
+        """,
+        wrong_fix="""
+        w = jnp.zeros(3)
+        """,
+    ),
+    case(
+        "dotted-config-config-update", "removed-jax-submodule-attribute", setup=SETUP,
+        cell="""
+        jax.config.config.update("jax_enable_x64", True)
+        h = 1e-9
+        slope = (jnp.sin(1.0 + h) - jnp.sin(1.0)) / h
+        """,
+        check="""
+        assert slope.dtype == np.float64
+        assert abs(float(slope) - np.cos(1.0)) < 1e-6
+        """,
+        wrong_fix="""
+        h = 1e-9
+        slope = (jnp.sin(1.0 + h) - jnp.sin(1.0)) / h
+        """,
+    ),
+    case(
+        "dotted-linear-util-wrap-review", "removed-jax-top-level-name", setup=SETUP, offer="review",
+        cell="""
+        def as_wrapped(f):
+            return jax.linear_util.wrap_init(f)
+
+        out = as_wrapped(lambda x: x + 1.0).call_wrapped(jnp.arange(3.0))
+        """,
+        check="""
+        np.testing.assert_allclose(np.asarray(out), [1.0, 2.0, 3.0])
+        """,
+        wrong_fix="""
+        out = jnp.arange(3.0)
+        """,
+    ),
+    case(
+        "dotted-maps-xmap-declined", "removed-jax-submodule-attribute", setup=SETUP, offer="none",
+        cell="""
+        f = jax.experimental.maps.xmap(lambda x: x * 2, in_axes=["i", ...], out_axes=["i", ...])
+        out = f(jnp.arange(4.0))
+        """,
+        check="""
+        np.testing.assert_allclose(np.asarray(out), [0.0, 2.0, 4.0, 6.0])
+        """,
+        wrong_fix="""
+        out = jnp.arange(4.0)
+        """,
+    ),
 ]

@@ -12,8 +12,6 @@ are respelled, and so are uses of removed top-level names the same cell makes (`
 
 from __future__ import annotations
 
-import importlib
-import importlib.util
 import warnings
 from dataclasses import dataclass, field
 from typing import Any
@@ -24,114 +22,21 @@ from jaxerrs.rewrite import Edit
 from jaxerrs.rewrite.context import Context, dotted_name
 from jaxerrs.rewrite.names import full_name
 from jaxerrs.rewrite.rules import Found, rule
-from jaxerrs.rewrite.rules.api import renamed as _renamed_mod
 from jaxerrs.rewrite.rules.api.helpers import _expr, _in_annotation, _lookup
-from jaxerrs.rewrite.rules.api.renamed import _RENAMES, _WIDER_TYPES, _new_node
+from jaxerrs.rewrite.rules.api.moved import (
+    _MODULES,
+    _REVIEW_MODULES,
+    _WIDER,
+    _X64,
+    _has,
+    _is_module,
+    _renamed,
+    resolve,
+)
+from jaxerrs.rewrite.rules.api.renamed import _WIDER_TYPES, _new_node
 from jaxerrs.rewrite.values import MISSING
 
-# A removed module -> (the module or object that holds its objects now, the module the old one re-exported
-# them from, or None when the whole module moved as it was). With a source, an object counts as moved only
-# when the new home's object *is* the source's (so ``maps.Mesh`` moves, ``maps.xmap`` does not).
-_MODULES: dict[str, tuple[str, str | None]] = {
-    "jax.config": ("jax.config", None),  # a module re-exporting jax._src.config.config; now that object
-    "jax.experimental.optimizers": ("jax.example_libraries.optimizers", None),
-    "jax.experimental.stax": ("jax.example_libraries.stax", None),
-    "jax.linear_util": ("jax.extend.linear_util", None),
-    "jax.abstract_arrays": ("jax.core", "jax._src.core"),
-    "jax.lib.xla_bridge": ("jax.extend.backend", "jax._src.xla_bridge"),
-    "jax.experimental.maps": ("jax.sharding", "jax._src.mesh"),  # maps.Mesh was pxla.Mesh, now jax._src.mesh
-}
-# modules whose new home is an internal-looking API that changed signatures since: review
-_REVIEW_MODULES = {"jax.linear_util": "`jax.extend.linear_util` has the same utilities, but some signatures "
-                                      "changed (`wrap_init` takes `debug_info=`): check the calls"}
-# removed names -> the very same object's current name (JAX re-exported these from where they still are)
-_TREE = ("map", "leaves", "flatten", "unflatten", "structure", "transpose", "reduce", "all")
-_NAMES: dict[str, str] = {f"jax.tree_{n}": f"jax.tree_util.tree_{n}" for n in _TREE}
-_NAMES.update({
-    "jax.config.config": "jax.config",
-    "jax.tree_multimap": "jax.tree_util.tree_map",  # tree_map has taken several trees since tree_multimap went
-    "jax.tree_util.tree_multimap": "jax.tree_util.tree_map",
-    "jax.experimental.PartitionSpec": "jax.sharding.PartitionSpec",
-    "jax.experimental.pjit.PartitionSpec": "jax.sharding.PartitionSpec",
-    "jax.interpreters.pxla.PartitionSpec": "jax.sharding.PartitionSpec",
-    "jax.interpreters.pxla.Mesh": "jax.sharding.Mesh",
-    "jax.interpreters.pxla.ShardedDeviceArray": "jax.Array",
-})
-_WIDER = _WIDER_TYPES | {"jax.interpreters.pxla.ShardedDeviceArray"}
-# context managers whose removed alias did ``with jax.enable_x64(new_val): yield``: the same only when the
-# cell uses the name as ``with name(...)`` (no keywords: the old parameter was called ``new_val``)
-_X64 = {"jax.experimental.enable_x64", "jax.experimental.x64_context.enable_x64"}
-_NAMES.update({old: "jax.enable_x64" for old in _X64})
 _KEY = "removed-jax-imports"
-
-
-def _target_of(got: Any) -> str | None:
-    """renamed-api's answer as a name: a string, or (name, proven) where only a proven one counts."""
-    if isinstance(got, tuple):
-        return got[0] if got[1] else None
-    return got
-
-
-def _renamed(ctx: Context, full: str) -> str | None:
-    return _target_of(_renamed_mod._renamed(ctx, full))
-
-
-def _core_target(name: str, message: str) -> str | None:
-    return _target_of(_renamed_mod._core_target(name, message))
-
-
-def _is_module(dotted: str) -> bool | None:
-    """Whether ``dotted`` is an importable module (None: cannot tell)."""
-    try:
-        return importlib.util.find_spec(dotted) is not None
-    except ModuleNotFoundError as e:
-        return False if not e.name or dotted.startswith(e.name) else None
-    except Exception:  # noqa: BLE001 - a parent that fails to import for another reason
-        return None
-
-
-def _has(module: str, name: str) -> bool | None:
-    """Whether ``from module import name`` finds something (None: cannot tell)."""
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            mod = importlib.import_module(module)
-            if hasattr(mod, name):
-                return True
-    except ModuleNotFoundError as e:
-        if e.name and not module.startswith(e.name):
-            return None  # the module exists but needs a package that is not installed (jax2tf: tensorflow)
-        return False
-    except Exception:  # noqa: BLE001 - the module exists but fails to import (a missing dependency)
-        return None
-    return _is_module(f"{module}.{name}")
-
-
-def _resolve(ctx: Context, old: str) -> str | None:
-    """The current full name of the object the removed ``old`` named, or None when it has no exact home."""
-    new: str | None = None
-    parent, _, last = old.rpartition(".")
-    if old in _NAMES:
-        new = _NAMES[old]
-    elif old in _MODULES:
-        new = _MODULES[old][0]
-    elif parent in _MODULES:
-        home, source = _MODULES[parent]
-        new = f"{home}.{last}"
-        if source is not None:
-            obj, src = _lookup(new), _lookup(f"{source}.{last}")
-            if obj is MISSING or src is MISSING or obj is not src:
-                return None
-    elif old in _RENAMES:
-        new = _RENAMES[old]
-    elif old.startswith("jax.core.") and old.count(".") == 2:
-        new = _core_target(last, ctx.message)
-    elif old.count(".") >= 2:
-        # a name of a module that still exists and was renamed there (renamed-api's table)
-        new = _renamed(ctx, old)
-    if new is None or new.startswith("-") or _lookup(new) is MISSING:
-        return None
-    return new
 
 
 @dataclass
@@ -166,7 +71,7 @@ def _plan(ctx: Context, node: cst.Import | cst.ImportFrom) -> _Plan | None | boo
                 plan.new.append(f"import {ctx.code(alias).rstrip(', ')}")
                 continue
             failing = True
-            new = _resolve(ctx, path)
+            new = resolve(ctx, path)
             if new is None:
                 return None
             new_is_module = _is_module(new) is True
@@ -209,7 +114,7 @@ def _plan(ctx: Context, node: cst.Import | cst.ImportFrom) -> _Plan | None | boo
             continue
         failing = True
         old = f"{module}.{name}"
-        new = _resolve(ctx, old)
+        new = resolve(ctx, old)
         if new is None:
             return None
         parent, _, last = new.rpartition(".")
@@ -257,8 +162,32 @@ def _imports(ctx: Context) -> list[cst.Import | cst.ImportFrom]:
     return [n for n in ctx.nodes((cst.Import, cst.ImportFrom))]  # type: ignore[misc]
 
 
+def _module_uses(ctx: Context) -> list[tuple[cst.Attribute, cst.Attribute | None, str | None]]:
+    """Uses of a removed module through its dotted path without a failing import (``jax.linear_util.wrap_init``
+    after ``import jax``): (the module path node, the node to replace, the new full name or None: no home)."""
+    out: list[tuple[cst.Attribute, cst.Attribute | None, str | None]] = []
+    for node in ctx.nodes(cst.Attribute):
+        assert isinstance(node, cst.Attribute)
+        if _in_import(ctx, node):
+            continue
+        path = full_name(ctx, node)
+        if path == "jax.config.config" and _lookup(path) is MISSING:  # the old module's object, now jax.config
+            out.append((node, node, resolve(ctx, path)))
+            continue
+        if path not in _MODULES or _lookup(path) is not MISSING or _is_module(path) is not False:
+            continue
+        parent = ctx.parent(node)
+        if isinstance(parent, cst.Attribute) and parent.value is node:
+            new = resolve(ctx, f"{path}.{parent.attr.value}")
+            out.append((node, parent, new))
+        else:  # the module itself as a value: only a module that moved whole has one home
+            out.append((node, node, _MODULES[path][0] if _MODULES[path][1] is None else None))
+    return out
+
+
 def detect_removed_imports(ctx: Context, key: object = None) -> Found | None:
-    """Every import of the cell that fails on the installed JAX: fixable when its objects have an exact home."""
+    """Every import of the cell that fails on the installed JAX, and every use of a removed module through
+    its dotted path: fixable when its objects have an exact home."""
     found = Found(_KEY)
     on_line = False
     for node in _imports(ctx):
@@ -266,6 +195,10 @@ def detect_removed_imports(ctx: Context, key: object = None) -> Found | None:
         if plan is False:
             continue
         (found.fixable if plan is not None else found.unfixable).append(node)
+        lo, hi = ctx.span(node)
+        on_line = on_line or (ctx.line is not None and lo <= ctx.line <= hi)
+    for node, _target, new in _module_uses(ctx):
+        (found.fixable if new is not None else found.unfixable).append(node)
         lo, hi = ctx.span(node)
         on_line = on_line or (ctx.line is not None and lo <= ctx.line <= hi)
     if key is None and not on_line:
@@ -288,7 +221,7 @@ def _attr_uses(ctx: Context, plans: list[_Plan]) -> tuple[list[tuple[cst.CSTNode
             if _is_module(new) is not True and _lookup(new) is MISSING:
                 return None
             attr = node.attr.value
-            got = _resolve(ctx, f"{old}.{attr}") if old in _MODULES else None
+            got = resolve(ctx, f"{old}.{attr}") if old in _MODULES else None
             if old in _MODULES and got != f"{new}.{attr}":
                 return None  # `maps.xmap`: the old module's object has no home in the new one
             if old not in _MODULES:
@@ -301,7 +234,7 @@ def _attr_uses(ctx: Context, plans: list[_Plan]) -> tuple[list[tuple[cst.CSTNode
             return None  # the moved module itself used as a value through its dotted path
         parent = ctx.parent(node)
         if d in paths and isinstance(parent, cst.Attribute) and parent.value is node:
-            new = _resolve(ctx, f"{d}.{parent.attr.value}")
+            new = resolve(ctx, f"{d}.{parent.attr.value}")
             if new is None:
                 return None
             if new != f"{d}.{parent.attr.value}":
@@ -374,6 +307,8 @@ def removed_import(ctx: Context) -> Edit | None:
         return None
     plans = []
     for node in found.fixable:
+        if not isinstance(node, (cst.Import, cst.ImportFrom)):
+            continue  # a dotted use of a removed module: below
         plan = _plan(ctx, node)  # type: ignore[arg-type]
         if not isinstance(plan, _Plan):
             return None
@@ -382,6 +317,20 @@ def removed_import(ctx: Context) -> Edit | None:
     if uses is None:
         return None
     pairs, imports = uses
+    handled = {old for p in plans for old in p.paths}
+    moved_uses: dict[str, str] = {}
+    use_review: list[str] = []
+    for node, target, new in _module_uses(ctx):
+        path = full_name(ctx, node)
+        if path in handled or target is None or new is None:
+            continue
+        home = new if _is_module(new) is True else new.rpartition(".")[0]
+        if _is_module(home) is True and home != "jax":
+            imports.append(f"import {home}")
+        pairs.append((target, _expr(new).with_changes(lpar=target.lpar, rpar=target.rpar)))
+        moved_uses[ctx.code(target)] = new
+        if path in _REVIEW_MODULES:
+            use_review.append(_REVIEW_MODULES[path])
     mapping: list[tuple[cst.CSTNode, Any]] = list(pairs)
     for plan in plans:
         node = plan.node
@@ -401,21 +350,23 @@ def removed_import(ctx: Context) -> Edit | None:
             mapping.append((node, cst.FlattenSentinel(smalls)))
     more, more_imports, renamed, wider = _renamed_uses(ctx, {id(n) for n, _ in pairs})
     mapping.extend(more)
-    review = [r for p in plans for r in p.review]
+    review = [r for p in plans for r in p.review] + use_review
     if wider:
         review.append("`jax.Array` also matches tracers and raw uint32 keys in isinstance tests")
     source = ctx.replace_many(mapping, [*imports, *more_imports])
-    moved = {k: v for p in plans for k, v in p.changed.items()}
+    moved = {k: v for p in plans for k, v in p.changed.items()} | moved_uses
     listed = ", ".join(f"`{o}` -> `{n}`" for o, n in moved.items())
     if renamed:
         listed += "; uses renamed: " + ", ".join(f"`{o}` -> `{n}`" for o, n in renamed.items())
     if review:
-        return Edit(source, "review", f"Imports moved in this JAX ({listed}); {'; '.join(dict.fromkeys(review))}.",
+        return Edit(source, "review", f"Moved in this JAX ({listed}); {'; '.join(dict.fromkeys(review))}.",
                     cause=_KEY)
     if any(o in _WIDER for o in moved):
         note = " (`jax.Array` is used in annotations only)"
     elif any(o in _X64 for o in moved):
         note = " (`with enable_x64(...)` enters the same `jax.enable_x64` setting the old alias did)"
-    else:
+    elif plans:
         note = " (the same objects, bound to the same names)"
-    return Edit(source, "safe", f"Imports moved in this JAX: {listed}{note}.", cause=_KEY)
+    else:
+        note = " (the same objects)"
+    return Edit(source, "safe", f"Moved in this JAX: {listed}{note}.", cause=_KEY)
