@@ -615,3 +615,109 @@ def test_nnx_optimizer_same_sgd_step(cells, seed):
         # d/dW sum(x @ W + b) = x.T @ ones, d/db = rows
         close(ns["model"].kernel[...], ns["k0"] - lr * x.sum(0)[:, None] * np.ones(n_out), rtol=1e-5)
         close(ns["model"].bias[...], ns["b0"] - lr * rows, rtol=1e-5)
+
+
+# ---------------------------------------------------------------------------------------------- static shapes
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_boolean_mask_update_equals_numpy_masked_store(cells, seed):
+    rng = np.random.RandomState(seed)
+    for _ in range(3):
+        shape = (rng.randint(2, 6),) if rng.rand() < 0.5 else (rng.randint(2, 4), rng.randint(2, 4))
+        x, y = rng.randn(*shape).astype(np.float32), rng.randn(*shape).astype(np.float32)
+        t = round(float(rng.randn() * 0.5), 2)
+        op = rng.choice(["set", "add", "multiply"])
+        if rng.rand() < 0.5:
+            v = num(rng)
+            update, np_update = f"x.at[x > {t}].{op}({v})", {"set": "x[m] = {v}", "add": "x[m] += {v}",
+                                                              "multiply": "x[m] *= {v}"}[op].format(v=v)
+        else:
+            update = f"x.at[x > {t}].{op}(y[x > {t}])"
+            np_update = {"set": "x[m] = y[m]", "add": "x[m] += y[m]", "multiply": "x[m] *= y[m]"}[op]
+        cell = f"@jax.jit\ndef f(x, y):\n    return {update}\n\nout = f(jnp.asarray(x0), jnp.asarray(y0))\n"
+        data = {"x0": x, "y0": y}
+        fixed = cells.fixed(cell, "boolean-mask", data=data)
+        want = x.copy()
+        ns = {"x": want, "y": y, "m": x > t}
+        exec(np_update, ns)
+        close(cells.run(fixed, data=data)["out"], want)
+
+
+def test_boolean_mask_other_dtype_is_review(cells):
+    # .at[] casts y to bfloat16, jnp.where would promote to float32: not the same array
+    cells.not_safe("@jax.jit\ndef f(x, y):\n    return x.at[x > 0].set(y[x > 0])\n\n"
+                   "out = f(jnp.ones(3, jnp.bfloat16), jnp.ones(3, jnp.float32))\n")
+
+
+_SHAPE_BODIES = [  # (body using n and k, NumPy twin)
+    ("jnp.zeros(n) + x.sum()", "np.zeros(n) + x.sum()"),
+    ("jnp.arange(n) * x[0]", "np.arange(n) * x[0]"),
+    ("x[:n] * 2", "x[:n] * 2"),
+    ("jnp.ones((n, k)) * x.mean()", "np.ones((n, k)) * x.mean()"),
+    ("jnp.full((n,), x[1])", "np.full((n,), x[1])"),
+    ("jnp.sum(x.reshape(n, -1), axis=1)", "np.sum(x.reshape(n, -1), axis=1)"),
+]
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_static_argnames_equals_the_unjitted_function(cells, seed):
+    rng = np.random.RandomState(seed)
+    for _ in range(2):
+        picks = rng.choice(len(_SHAPE_BODIES), size=rng.randint(1, 3), replace=False)
+        n, k = int(rng.randint(1, 4)), int(rng.randint(1, 4))
+        x = rng.randn(n * k * 2).astype(np.float32)
+        jbody = " + ".join(f"jnp.sum({_SHAPE_BODIES[i][0]})" for i in picks)
+        nbody = " + ".join(f"np.sum({_SHAPE_BODIES[i][1]})" for i in picks)
+        call = f"f(jnp.asarray(x0), {n}, {k})" if rng.rand() < 0.5 else f"f(jnp.asarray(x0), n={n}, k={k})"
+        cell = f"@jax.jit\ndef f(x, n, k):\n    return {jbody}\n\nout = {call}\n"
+        fixed = cells.fixed(cell, "static-argnames", data={"x0": x})
+        ns: dict = {"np": np}
+        exec(f"def f(x, n, k):\n    return {nbody}\n", ns)
+        close(cells.run(fixed, data={"x0": x})["out"], ns["f"](x, n, k), rtol=1e-5, atol=1e-4)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_static_argnames_typo_equals_the_unjitted_function(cells, seed):
+    rng = np.random.RandomState(seed)
+    name = ["size", "length", "count", "num_rows"][seed % 4]
+    typo = {"size": "sise", "length": "lenght", "count": "coutn", "num_rows": "num_row"}[name]
+    n = int(rng.randint(1, 6))
+    x = rng.randn(8).astype(np.float32)
+    cell = (f"@partial(jax.jit, static_argnames=('{typo}',))\ndef f(x, {name}):\n"
+            f"    return jnp.zeros({name}) + x[:{name}].sum()\n\nout = f(jnp.asarray(x0), {n})\n")
+    fixed = cells.fixed(cell, "static-argnames-typo", data={"x0": x})
+    close(cells.run(fixed, data={"x0": x})["out"], np.zeros(n) + x[:n].sum())
+
+
+_TUPLE_USES = [  # (jitted body reading a static sequence `s`, NumPy twin)
+    ("x.reshape(s) * 2", lambda x, s: x.reshape(s) * 2, lambda rng, x: [2, x.size // 2]),
+    ("jnp.transpose(x.reshape(2, -1), s)", lambda x, s: np.transpose(x.reshape(2, -1), s), lambda rng, x: [1, 0]),
+    ("jnp.zeros(s) + x[0]", lambda x, s: np.zeros(s) + x[0], lambda rng, x: [int(rng.randint(1, 4)), 2]),
+    ("sum(x[i] for i in s)", lambda x, s: sum(x[i] for i in s),
+     lambda rng, x: [int(i) for i in rng.randint(0, x.size, size=3)]),
+]
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_static_list_as_tuple_equals_the_unjitted_function(cells, seed):
+    rng = np.random.RandomState(seed)
+    for i in rng.permutation(len(_TUPLE_USES))[:3]:
+        body, ref, make = _TUPLE_USES[i]
+        x = rng.randn(2 * int(rng.randint(1, 4))).astype(np.float32)
+        s = make(rng, x)
+        cell = (f"@partial(jax.jit, static_argnames=('s',))\ndef f(x, s):\n    return {body}\n\n"
+                f"out = f(jnp.asarray(x0), s={s})\n")
+        fixed = cells.fixed(cell, "static-arg-hashable", data={"x0": x})
+        close(cells.run(fixed, data={"x0": x})["out"], ref(x, s))
+
+
+def test_static_list_handed_to_other_code_is_review(cells):
+    cells.not_safe("@partial(jax.jit, static_argnames=('s',))\ndef f(x, s):\n    return x * len('{}'.format(s))\n\n"
+                   "out = f(jnp.ones(2), s=[1, 2])\n")
+
+
+def test_dynamic_slice_is_review(cells):
+    # past the end, x[i:i + 3] is shorter and dynamic_slice_in_dim is moved back: not the same values
+    rw = cells.not_safe("@jax.jit\ndef window(x, i):\n    return x[i:i + 3]\n\nout = window(jnp.arange(5.0), 1)\n")
+    assert rw is not None and rw["rule"] == "dynamic-slice"

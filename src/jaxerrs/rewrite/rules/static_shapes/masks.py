@@ -261,8 +261,32 @@ def _reduction_pairs(ctx: Context, subs: list[cst.Subscript], mshape: tuple[int,
     return pairs, names, masks
 
 
+def _dtype(ctx: Context, e: cst.CSTNode) -> str:
+    """The dtype of a name's live value ('float32'), '' when unknown."""
+    return str(getattr(_lookup(ctx, e.value), "dtype", "")) if isinstance(e, cst.Name) else ""
+
+
+def _holds(lit: object, dtype: str) -> bool:
+    """Whether the number ``lit`` is a value of ``dtype`` (no -1 in uint8, no 300 in int8)."""
+    import numpy as np
+
+    try:
+        info = np.iinfo(dtype) if np.dtype(dtype).kind in "iu" else np.finfo(dtype)
+    except (TypeError, ValueError):
+        return dtype == "bfloat16" and isinstance(lit, (int, float))
+    return bool(info.min <= lit <= info.max)  # type: ignore[operator]
+
+
 def _at_mask(ctx: Context, subs: list[cst.Subscript], mshape: tuple[int, ...] | None) -> Edit | None:
-    """``x.at[mask].set(v)`` / ``.add(v)`` / ``.multiply(v)`` -> ``jnp.where(mask, ..., x)``."""
+    """``x.at[mask].set(v)`` / ``.add(v)`` / ``.multiply(v)`` -> ``jnp.where(mask, ..., x)``.
+
+    Why the same values: with a mask shaped like ``x``, ``x.at[mask].op(v)`` changes exactly the entries
+    where the mask is True, once each, to ``x op v`` there; ``jnp.where(mask, x op v, x)`` is that array.
+    It is ``safe`` when nothing else can differ (checked): the mask has ``x``'s shape; the new value is a
+    number literal ``x``'s dtype holds (a float only into a float array), or ``y[mask]`` with ``y`` of
+    ``x``'s shape and very dtype (``.at`` casts to ``x``'s dtype, ``where`` would promote); the op is
+    ``set``/``add``/``multiply``/``subtract``. Other forms are ``review``.
+    """
     at = next(s for s in subs if isinstance(s.value, cst.Attribute) and s.value.attr.value == "at")
     assert isinstance(at.value, cst.Attribute)
     base = at.value.value
@@ -284,15 +308,16 @@ def _at_mask(ctx: Context, subs: list[cst.Subscript], mshape: tuple[int, ...] | 
                or not _elementwise_path(ctx, o, v) for o in others) or not _operands_ok(ctx, v, others):
             return None
         value: cst.BaseExpression = _strip_masks(v, others)
-        kinds = {_dtype_kind(ctx, o.value) for o in others}
-        scalar_ok = kinds == {_dtype_kind(ctx, base)} != {""} and isinstance(v, cst.Subscript)
+        dtypes = {_dtype(ctx, o.value) for o in others}
+        scalar_ok = dtypes == {_dtype(ctx, base)} != {""} and isinstance(v, cst.Subscript)
     else:
         if _shape(ctx, v) != ():
             return None
         value = v
         lit = py_literal(v)
         kind = _dtype_kind(ctx, base)
-        scalar_ok = (isinstance(lit, float) and kind == "f") or (isinstance(lit, int) and kind in "fiu" and kind != "")
+        scalar_ok = ((isinstance(lit, float) and kind == "f") or (isinstance(lit, int) and not isinstance(lit, bool)
+                     and kind in "fiu" and kind != "")) and _holds(lit, _dtype(ctx, base))
     jnp, imp = ctx.need("jax.numpy", "jnp")
     b = ctx.code(base)
     val = cst.Module([]).code_for_node(value)

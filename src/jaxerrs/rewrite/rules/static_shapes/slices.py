@@ -75,7 +75,11 @@ def _static_atom(ctx: Context, code: str) -> cst.BaseExpression | None:
 
 @rule("dynamic-slice")
 def dynamic_slice(ctx: Context) -> Edit | None:
-    """``x[i:i + k]`` (traced ``i``, static ``k``) -> ``lax.dynamic_slice_in_dim(x, i, k)``."""
+    """``x[i:i + k]`` (traced ``i``, static ``k``) -> ``lax.dynamic_slice_in_dim(x, i, k)``.
+
+    Always ``review``: the two agree only while ``0 <= i`` and ``i + k <= len(x)``, which depends on the
+    traced value. Past the end Python's slice is shorter, the dynamic slice is moved back to fit.
+    """
     stmt = ctx.statement()
     if stmt is None:
         return None
@@ -124,6 +128,7 @@ def dynamic_slice(ctx: Context) -> Edit | None:
         args.append(kwarg("axis", str(axis)))
     new = cst.Call(func=cst.parse_expression(f"{lax}.dynamic_slice_in_dim"), args=args)
     base, start, k = ctx.code(sub.value), ctx.code(s.lower), cst.Module([]).code_for_node(size)
-    return Edit(ctx.replace(sub, new, imports=[imp]), "safe",
+    return Edit(ctx.replace(sub, new, imports=[imp]), "review",
                 f"`{base}[{start}:...]` became `dynamic_slice_in_dim`: a window of static length {k} "
-                f"at a traced start (a start too close to the end is clamped so the window fits).")
+                f"at a traced start; check that `{start}` stays within [0, len - {k}] (a start too close to the "
+                "end is moved back so the window fits, where the slice would be shorter).")
