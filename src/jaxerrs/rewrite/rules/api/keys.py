@@ -153,7 +153,14 @@ def seed_to_int(ctx: Context) -> Edit | None:
 
 @rule("wrap-key-data")
 def wrap_key_data(ctx: Context) -> Edit | None:
-    """Typed and raw keys mixed in one operation: the raw ones are wrapped into typed keys."""
+    """Typed and raw keys mixed in one operation: the raw ones are wrapped into typed keys.
+
+    Why the same values: ``wrap_key_data(k)`` is a typed key holding exactly the uint32 words of ``k``
+    with the default implementation, and ``key(s)`` is ``wrap_key_data(PRNGKey(s))``; so every random
+    function draws from the same bits as before. Exact only for threefry keys, which is checked: the
+    message's implementation is threefry (or unnamed) and so is ``jax_default_prng_impl``; the raw keys are
+    the names on the line whose live value is a uint32 array ending in 2.
+    """
     impl = ctx.values.get("impl", "")
     try:
         import jax
@@ -207,7 +214,12 @@ def wrap_key_data(ctx: Context) -> Edit | None:
 
 @rule("key-fold-in")
 def key_fold_in(ctx: Context) -> Edit | None:
-    """``key + i`` on a typed key -> ``jax.random.fold_in(key, i)``; ``typed == raw`` compares key data."""
+    """``key + i`` on a typed key -> ``jax.random.fold_in(key, i)``; ``typed == raw`` compares key data.
+
+    Only the comparison is ``safe``: ``key_data(typed) == raw`` compares the uint32 words, which is what
+    ``raw == raw`` compared before typed keys (checked from the live values: one side typed, the other
+    a raw uint32 key). ``fold_in`` gives other numbers than arithmetic on raw bits: ``review``.
+    """
     stmt = ctx.statement(cst.If, cst.While, cst.For, cst.With, cst.Return)
     rnd = ctx.ref("jax.random")
     if stmt is None or rnd is None:

@@ -38,7 +38,16 @@ def _is_sequence(ctx: Context, node: cst.BaseExpression) -> bool:
 
 @rule("list-to-array")
 def list_to_array(ctx: Context) -> Edit | None:
-    """A Python list handed to a ``jax.numpy`` function is converted with ``jnp.asarray`` first."""
+    """A Python list handed to a ``jax.numpy`` function is converted with ``jnp.asarray`` first.
+
+    Why the same values: NumPy converts a list operand with ``np.asarray`` before it computes; so does
+    the rewrite, and the function then computes what NumPy's twin computes from that array (in JAX's
+    default dtypes: float32/int32 unless x64 is on). That holds for array operands only, so the rewrite
+    is ``safe`` only when every list it wraps is an operand: the position the error names, a positional
+    argument of an element-wise function (``_ELEMENTWISE``), or a first argument. A list found by the
+    fallback at another position of another function (``jnp.sum(x, [0, 1])`` might be an axis) is
+    ``review``.
+    """
     fun = ctx.values.get("fun", "").rsplit(".", 1)[-1]
     try:
         pos = int(ctx.values.get("pos", "-1"))
@@ -51,6 +60,7 @@ def list_to_array(ctx: Context) -> Edit | None:
         a = _arg(c, pos)
         if a is not None and _is_sequence(ctx, a.value):
             target.append((c, a))
+    operand = True  # every wrapped list is an array operand of its function
     if len({ctx.code(a.value) for _, a in target}) != 1:
         target = []
         for c in calls:
@@ -59,6 +69,9 @@ def list_to_array(ctx: Context) -> Edit | None:
             target += [(c, a) for a in c.args if a.keyword is None and not a.star and _is_sequence(ctx, a.value)]
         if len(target) != 1:
             return None
+        c, a = target[0]
+        first = next((x for x in c.args if x.keyword is None and not x.star), None)
+        operand = a is first or full_name(ctx, c.func).rsplit(".", 1)[-1] in _ELEMENTWISE
     call = target[0][0]
     args = [a for _, a in target]
     for c in calls:  # the same mistake elsewhere on the line would fail next: the first operand of a jnp call
@@ -73,14 +86,74 @@ def list_to_array(ctx: Context) -> Edit | None:
     jnp, stmt = _module_ref(ctx, "jax.numpy", "jnp")
     pairs: list[tuple[cst.CSTNode, cst.CSTNode]] = [(a.value, _wrap(f"{jnp}.asarray", a.value)) for a in args]
     what = ", ".join(dict.fromkeys(f"`{ctx.code(a.value)}`" for a in args))
+    if not operand:
+        return Edit(ctx.replace_many(pairs, [stmt]), "review",
+                    f"{what} converted with `{jnp}.asarray` before `{ctx.code(call.func)}`; check that it is an "
+                    "array operand there, not an axis or a shape (those want a tuple).")
     return Edit(ctx.replace_many(pairs, [stmt]), "safe",
                 f"{what} converted with `{jnp}.asarray` before `{ctx.code(call.func)}`: the same values NumPy "
                 "would compute from the list.")
 
 
+def _is_list(ctx: Context, node: cst.BaseExpression) -> bool:
+    """A list (never a tuple: ``x[(0, 2)]`` is already one index per axis)."""
+    if isinstance(node, (cst.List, cst.ListComp)):
+        return True
+    if isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.func.value == "list" \
+            and not ctx.bound("list"):
+        return True
+    return isinstance(live_value(ctx, node, attrs="getattr", scoped=True), list)
+
+
+def _index_items(ctx: Context, node: cst.BaseExpression) -> set[str] | None:
+    """What a list index holds: {"int"} numbers, "unpack" (None, ``...``, a slice), "seq" (a list, tuple or
+    array of its own); None when unknown."""
+    val = live_value(ctx, node, attrs="getattr", scoped=True)
+    items: list[object]
+    if isinstance(val, list):
+        items = list(val)
+    elif isinstance(node, cst.List) and not any(isinstance(e, cst.StarredElement) for e in node.elements):
+        items = []
+        for e in node.elements:
+            v = e.value
+            if isinstance(v, cst.Name) and v.value == "None" or isinstance(v, cst.Ellipsis):
+                items.append(None)
+            elif isinstance(v, cst.Call) and isinstance(v.func, cst.Name) and v.func.value == "slice":
+                items.append(slice(None))
+            elif isinstance(v, (cst.List, cst.Tuple)):
+                items.append([])
+            elif isinstance(v, cst.Integer) or isinstance(v, cst.UnaryOperation) and isinstance(
+                    v.expression, cst.Integer):
+                items.append(0)
+            else:
+                items.append(live_value(ctx, v, attrs="getattr", scoped=True))
+    else:
+        return None
+    kinds: set[str] = set()
+    for x in items:
+        if x is None or x is Ellipsis or isinstance(x, slice):
+            kinds.add("unpack")
+        elif isinstance(x, (list, tuple)) or getattr(x, "ndim", 0):
+            kinds.add("seq")
+        elif isinstance(x, int) and not isinstance(x, bool) or getattr(getattr(x, "dtype", None), "kind", "") in (
+                "i", "u"):
+            kinds.add("int")
+        else:
+            return None
+    return kinds
+
+
 @rule("list-index-to-array")
 def list_index_to_array(ctx: Context) -> Edit | None:
-    """``x[[0, 2]]`` -> ``x[jnp.array([0, 2])]`` (or ``x[tuple(seq)]``, as the message suggests)."""
+    """``x[[0, 2]]`` -> ``x[jnp.array([0, 2])]`` (or ``x[tuple(seq)]``, as the message suggests).
+
+    Why the same values: a list of numbers as an index means one index array to NumPy, old and new,
+    which ``jnp.array`` makes; a list holding a slice, ``None`` or ``...`` means one index per axis (the
+    only meaning NumPy ever gave it; NumPy 1.23+ refuses it), which ``tuple`` makes. Checked per list
+    (``_index_items``): ``safe`` only when each wrapped list is of its kind; a list of lists or of index
+    arrays meant ``x[rows, cols]`` to NumPy before 1.23 and one stacked index array since, so it is
+    ``review``. Tuples are never wrapped (``x[(0, 2)]`` is already one index per axis).
+    """
     as_tuple = ctx.values.get("suggestion", "").startswith("tuple")
     stmt = ctx.statement(cst.If, cst.While, cst.For, cst.With, cst.Return)
     if stmt is None:
@@ -88,19 +161,26 @@ def list_index_to_array(ctx: Context) -> Edit | None:
     lo, hi = ctx.span(stmt)
     pairs: list[tuple[cst.CSTNode, cst.CSTNode]] = []
     jnp, imp = _module_ref(ctx, "jax.numpy", "jnp")
+    proven = True
     for sub in ctx.nodes(cst.Subscript):
         assert isinstance(sub, cst.Subscript)
         if not lo <= ctx.span(sub)[0] <= hi or len(sub.slice) != 1:
             continue
         el = sub.slice[0].slice
-        if not isinstance(el, cst.Index) or not _is_sequence(ctx, el.value):
+        if not isinstance(el, cst.Index) or not _is_list(ctx, el.value):
             continue
         if isinstance(live_value(ctx, sub.value, attrs="getattr", scoped=True), (list, tuple, dict, str)):
             continue  # a Python container: not the JAX error
+        kinds = _index_items(ctx, el.value)
+        proven = proven and kinds is not None and (("unpack" in kinds) if as_tuple else kinds == {"int"})
         pairs.append((el.value, _wrap("tuple" if as_tuple else f"{jnp}.array", el.value)))
     if not pairs:
         return None
     how = "`tuple(...)` (one index per axis)" if as_tuple else f"`{jnp}.array(...)` (picks those elements)"
+    if not proven:
+        return Edit(ctx.replace_many(pairs, [] if as_tuple else [imp]), "review",
+                    f"The list used as an index is wrapped in {how}; check that this is what you meant (NumPy "
+                    "before 1.23 read a list of lists as one index per axis, NumPy since as one index array).")
     return Edit(ctx.replace_many(pairs, [] if as_tuple else [imp]), "safe",
                 f"The list used as an index is wrapped in {how}, the meaning NumPy gave it.")
 

@@ -58,8 +58,9 @@ _WIDER_TYPES = {"jax.random.KeyArray", "jax.random.PRNGKeyArray", "jax.numpy.Dev
 _MOVED_MSG = re.compile(r"Use (jax\.[\w.]+?)\.?$|use (jax\.[\w.]+?) instead")
 
 
-def _core_target(name: str, message: str) -> str | None:
-    """Where a removed ``jax.core.<name>`` lives now, when it is the very same object."""
+def _core_target(name: str, message: str) -> tuple[str, bool] | None:
+    """Where a removed ``jax.core.<name>`` lives now, and whether it is provably the very same object
+    (``jax._src.core.<name>``): a name the message suggests under another name is not."""
     mm = _MOVED_MSG.search(message) if f"jax.core.{name} " in message else None
     cands = [g for g in (mm.groups() if mm else ()) if g] + [f"jax.extend.core.{name}", f"jax.errors.{name}"]
     src = _lookup(f"jax._src.core.{name}")
@@ -67,22 +68,26 @@ def _core_target(name: str, message: str) -> str | None:
         obj = _lookup(cand)
         if obj is MISSING:
             continue
-        if cand.rsplit(".", 1)[-1] == name and (src is MISSING or obj is not src):
+        same = src is not MISSING and obj is src
+        if cand.rsplit(".", 1)[-1] == name and not same:
             continue  # the same name elsewhere is not provably the same thing
-        return cand
+        return cand, same
     return None
 
 
-def _renamed(ctx: Context, full: str) -> str | None:
-    """The replacement of a removed name, or None (unknown, still present, or the target is missing)."""
+def _renamed(ctx: Context, full: str) -> tuple[str, bool] | None:
+    """(the replacement of a removed name, whether it is provably the same: a table entry or the very
+    object), or None (unknown, still present, or the target is missing)."""
     if not full.startswith("jax.") or _lookup(full) is not MISSING:
         return None
     new = _RENAMES.get(full)
+    proven = True
     if new is None and full.count(".") == 2 and full.startswith("jax.core."):
-        new = _core_target(full.rsplit(".", 1)[1], ctx.message)
+        got = _core_target(full.rsplit(".", 1)[1], ctx.message)
+        new, proven = got if got is not None else (None, False)
     if new is None or _lookup(new.lstrip("-")) is MISSING:
         return None
-    return new
+    return new, proven
 
 
 _FAILING_NAME = re.compile(r"has no attribute '(\w+)'|jax\.[\w.]*?(\w+) (?:was|is) deprecated")
@@ -113,27 +118,42 @@ def _new_node(ctx: Context, node: cst.Attribute, old: str, new: str, imports: li
 
 @rule("renamed-api")
 def renamed_api(ctx: Context) -> Edit | None:
-    """Every use of a removed JAX name in the cell becomes its current equivalent (same arguments)."""
+    """Every use of a removed JAX name in the cell becomes its current equivalent (same arguments).
+
+    Why the same values: ``_RENAMES`` holds only names JAX (or NumPy, for the ``jnp`` aliases) removed in
+    favour of a function documented as the same one with the same signature (``jax.tree_map`` was
+    ``jax.tree_util.tree_map``, which ``jax.tree.map`` is; ``jnp.product`` was ``prod``; ``jnp.fix`` rounds
+    toward zero, which is ``trunc``; ``jnp.NINF`` is ``-inf``, parenthesised where an operator would bind
+    tighter), and a removed ``jax.core.<name>`` is replaced only by the very object (``is``) that
+    ``jax._src.core.<name>`` is. A replacement is used only when the old name is gone from the installed
+    JAX and the new one is there. Not proven, so ``review``: the old key/array types as ``jax.Array``
+    outside annotations (``isinstance`` now also matches tracers and raw keys), and a ``jax.core`` name
+    the message suggests under another name.
+    """
     mm = _FAILING_NAME.search(ctx.message)
     failing = next((g for g in (mm.groups() if mm else ()) if g), None)
     pairs: list[tuple[cst.CSTNode, cst.CSTNode]] = []
     imports: list[str | None] = []
     changed: dict[str, str] = {}
     review: list[str] = []
+    unproven: list[str] = []
     taken: set[int] = set()
     for node in ctx.nodes(cst.Attribute):
         if any(id(a) in taken for a in ctx.ancestors(node)):
             continue
         assert isinstance(node, cst.Attribute)
         old = full_name(ctx, node)
-        new = _renamed(ctx, old) if old else None
-        if new is None:
+        got = _renamed(ctx, old) if old else None
+        if got is None:
             continue
+        new, proven = got
         taken.add(id(node))
         pairs.append((node, _new_node(ctx, node, old, new, imports)))
         changed[old] = new
         if old in _WIDER_TYPES and not _in_annotation(ctx, node):
             review.append(old)
+        elif not proven:
+            unproven.append(old)
     if not pairs or failing is None or not any(failing in o.split(".") for o in changed):
         return None
     names = ", ".join(f"`{o}` -> `{n}`" for o, n in changed.items())
@@ -142,6 +162,10 @@ def renamed_api(ctx: Context) -> Edit | None:
         return Edit(ctx.replace_many(pairs, imports), "review",
                     f"Renamed {names}{count}; check the isinstance tests: `jax.Array` also matches tracers "
                     "and raw uint32 keys, which the old type did not.")
+    if unproven:
+        return Edit(ctx.replace_many(pairs, imports), "review",
+                    f"Renamed {names}{count}; check that " + ", ".join(f"`{changed[o]}`" for o in unproven)
+                    + " (the name the error message suggests) does what the removed one did.")
     return Edit(ctx.replace_many(pairs, imports), "safe", f"Renamed the removed {names}{count}; arguments unchanged.")
 
 

@@ -18,6 +18,28 @@ _NP_EXCLUDE = {"unique", "nonzero", "argwhere", "flatnonzero", "extract", "compr
                "intersect1d", "setxor1d", "trim_zeros", "array_equal", "array_equiv"}
 
 
+# NumPy functions whose jax.numpy twin is documented as the same function, with the same defaults, and
+# computes the same values for every input (up to floating-point rounding): element-wise math, reductions,
+# products, shape moves. Others (``take`` clamps out-of-range indices where NumPy raises, ``argsort``
+# may order ties differently, ``linalg.pinv``'s cutoff, ``histogram``...) are ``review``.
+_NP_SAME = {
+    "abs", "absolute", "negative", "positive", "sign", "sqrt", "cbrt", "square", "reciprocal", "exp", "exp2",
+    "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan", "arcsin", "arccos", "arctan", "arctan2",
+    "sinh", "cosh", "tanh", "arcsinh", "arccosh", "arctanh", "hypot", "deg2rad", "rad2deg", "degrees",
+    "radians", "floor", "ceil", "trunc", "rint", "clip", "maximum", "minimum", "fmax", "fmin", "add",
+    "subtract", "multiply", "divide", "true_divide", "power", "float_power", "logaddexp", "logaddexp2",
+    "isnan", "isinf", "isfinite", "signbit", "copysign", "heaviside", "where", "equal", "not_equal", "less",
+    "less_equal", "greater", "greater_equal", "logical_and", "logical_or", "logical_not", "logical_xor",
+    "sum", "mean", "prod", "max", "min", "amax", "amin", "argmax", "argmin", "all", "any", "std", "var",
+    "cumsum", "cumprod", "nansum", "nanmean", "nanmax", "nanmin", "ptp", "count_nonzero", "average",
+    "dot", "matmul", "vdot", "inner", "outer", "tensordot", "einsum", "trace", "kron", "cross", "linalg.norm",
+    "array", "asarray", "zeros_like", "ones_like", "full_like", "reshape", "transpose", "swapaxes",
+    "moveaxis", "expand_dims", "squeeze", "concatenate", "stack", "vstack", "hstack", "ravel", "flip", "roll",
+    "tile", "broadcast_to", "diff", "sort", "tril", "triu", "diag", "diagonal", "round", "around", "mod",
+    "remainder", "floor_divide", "fmod", "nan_to_num", "median", "linspace", "interp",
+}
+
+
 def _traced_names(ctx: Context, scope: cst.CSTNode) -> set[str]:
     """Names holding traced values in ``scope``: tracers among the failing frame's locals, and what they flow into."""
     import jax
@@ -84,7 +106,14 @@ def _jax_twin(ctx: Context, full: str, call: cst.Call) -> str | None:
 
 @rule("numpy-to-jnp")
 def numpy_to_jnp(ctx: Context) -> Edit | None:
-    """NumPy (or SciPy) calls on traced values in the failing function become their ``jax.numpy`` twins."""
+    """NumPy (or SciPy) calls on traced values in the failing function become their ``jax.numpy`` twins.
+
+    Why the same values: ``jnp.<f>`` implements NumPy's ``<f>`` with its signature and defaults, so on
+    the values the tracer stands for it computes what NumPy computes on the concrete array (up to
+    floating-point rounding; in JAX's dtypes). That is documented and exact for the functions in
+    ``_NP_SAME``; a rewrite touching any other function (or SciPy) is ``review``. Every NumPy call on a
+    traced value in the function is rewritten, or none (one without a twin blocks the rewrite).
+    """
     for scope in ctx.at_line((cst.FunctionDef, cst.Lambda)):
         edit = _numpy_to_jnp_in(ctx, scope)
         if edit is not False:
@@ -101,6 +130,7 @@ def _numpy_to_jnp_in(ctx: Context, scope: cst.CSTNode) -> Edit | None | bool:
     imports: list[str | None] = []
     on_line = blocked = scipy = False
     done: list[str] = []
+    other: list[str] = []
     for call in ctx.nodes(cst.Call):
         assert isinstance(call, cst.Call)
         if scope not in ctx.ancestors(call):
@@ -118,6 +148,8 @@ def _numpy_to_jnp_in(ctx: Context, scope: cst.CSTNode) -> Edit | None | bool:
             blocked = True  # no twin: a rewrite would only move the error
             continue
         if new.startswith("jax.numpy."):
+            if new[len("jax.numpy."):] not in _NP_SAME:
+                other.append(new[len("jax.numpy."):])
             jnp, stmt_ = _module_ref(ctx, "jax.numpy", "jnp")
             expr = f"{jnp}.{new[len('jax.numpy.'):]}"
         else:
@@ -140,5 +172,10 @@ def _numpy_to_jnp_in(ctx: Context, scope: cst.CSTNode) -> Edit | None | bool:
         return Edit(ctx.replace_many(pairs, imports), "review",
                     f"Traced values in `{fname}` go through JAX, not NumPy/SciPy: {listed}; check the jax.scipy "
                     "function supports the arguments you pass.")
+    if other:
+        return Edit(ctx.replace_many(pairs, imports), "review",
+                    f"NumPy cannot compute on traced values in `{fname}`: {listed}; check that "
+                    + ", ".join(f"`jnp.{o}`" for o in dict.fromkeys(other))
+                    + " treats your arguments as NumPy does (defaults, out-of-range indices, ties).")
     return Edit(ctx.replace_many(pairs, imports), "safe",
                 f"NumPy cannot compute on traced values in `{fname}`: {listed} (same functions in jax.numpy).")
