@@ -721,3 +721,175 @@ def test_dynamic_slice_is_review(cells):
     # past the end, x[i:i + 3] is shorter and dynamic_slice_in_dim is moved back: not the same values
     rw = cells.not_safe("@jax.jit\ndef window(x, i):\n    return x[i:i + 3]\n\nout = window(jnp.arange(5.0), 1)\n")
     assert rw is not None and rw["rule"] == "dynamic-slice"
+
+
+# ---------------------------------------------------------------------------------------------- transforms
+
+
+def _per_example(fn, batched: list, shared: list, size: int) -> np.ndarray:
+    """What vmap means: the function once per example, the batched arguments sliced, the shared ones whole."""
+    return np.stack([fn(*[b[i] for b in batched], *shared) for i in range(size)])
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_vmap_in_axes_keyword_passed_positionally(cells, seed):
+    rng = np.random.RandomState(seed)
+    for _ in range(2):
+        b, d = rng.randint(2, 5), rng.randint(1, 4)
+        xs, w = rng.randn(b, d).astype(np.float32), rng.randn(d).astype(np.float32)
+        c = round(float(rng.randn()), 2)
+        three = rng.rand() < 0.5
+        if three:
+            fn = "def predict(x, w, c):\n    return jnp.tanh(x @ w) + c\n\n"
+            kws = ["w=w", f"c={c}"]
+            if rng.rand() < 0.5:
+                kws.reverse()
+            call = f"preds = jax.vmap(predict, in_axes=(0, None, None))(xs, {', '.join(kws)})\n"
+            want = _per_example(lambda x, w_, c_: np.tanh(x @ w_) + c_, [xs], [w, c], b)
+        else:
+            fn = "def predict(x, w):\n    return jnp.tanh(x @ w)\n\n"
+            call = "preds = jax.vmap(predict, in_axes=(0, None))(xs, w=w)\n"
+            want = _per_example(lambda x, w_: np.tanh(x @ w_), [xs], [w], b)
+        data = {"xs": xs, "w": w}
+        fixed = cells.fixed(fn + call, "vmap-in-axes", data=data)
+        close(cells.run(fixed, data=data)["preds"], want)
+
+
+def test_vmap_in_axes_reordered_calls_are_review(cells):
+    cells.not_safe("def f(x, a, b):\n    return x * a + b\n\ndef one():\n    return 1.0\n\n"
+                   "out = jax.vmap(f, in_axes=(0, None, None))(jnp.ones(3), b=one(), a=one())\n")
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_vmap_in_axes_single_tuple_and_container_type(cells, seed):
+    rng = np.random.RandomState(seed)
+    b, d = rng.randint(2, 5), rng.randint(1, 4)
+    feats, tmpl = rng.randn(b, d).astype(np.float32), rng.randn(d).astype(np.float32)
+    bias = rng.randn(d).astype(np.float32)
+    data = {"feats": feats, "tmpl": tmpl, "bias": bias}
+    # the entries of one tuple argument written as if they were arguments
+    cell = ("def score(inputs):\n    f, t = inputs\n    return jnp.dot(f, t)\n\n"
+            "scores = jax.vmap(score, in_axes=(0, None))((feats, tmpl))\n")
+    fixed = cells.fixed(cell, "vmap-in-axes", data=data)
+    close(cells.run(fixed, data=data)["scores"], feats @ tmpl)
+    # a list entry for a tuple argument
+    mats = np.eye(d, dtype=np.float32) * float(rng.uniform(0.5, 2))
+    data["mats"] = mats
+    cell = ("def layer(params, x):\n    W, c = params\n    return x @ W + c\n\n"
+            "ys = jax.vmap(layer, in_axes=([None, None], 0))((mats, bias), feats)\n")
+    fixed = cells.fixed(cell, "vmap-in-axes", data=data)
+    close(cells.run(fixed, data=data)["ys"], feats @ mats + bias)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_branch_dtype_literal_same_values_as_python_if(cells, seed):
+    rng = np.random.RandomState(seed)
+    for _ in range(3):
+        lit = int(rng.randint(-3, 4))
+        scale = num(rng)
+        x = float(rng.choice([-1, 1]) * rng.uniform(0.1, 3))
+        dtype = rng.choice(["float32", "float16"])
+        if rng.rand() < 0.5:
+            cell = (f"@jax.jit\ndef f(x):\n    return lax.cond(x > 0, lambda v: v * {scale}, lambda v: {lit}, x)\n\n"
+                    f"out = f(jnp.{dtype}({x}))\n")
+            want = x * float(scale) if x > 0 else lit
+        else:
+            i = int(rng.randint(0, 3))
+            cell = (f"@jax.jit\ndef f(i, x):\n    return lax.switch(i, [lambda v: v * {scale}, lambda v: {lit}, "
+                    f"lambda v: v - 1.0], x)\n\nout = f({i}, jnp.{dtype}({x}))\n")
+            want = [x * float(scale), lit, x - 1.0][i]
+        fixed = cells.fixed(cell, "branch-dtype")
+        got = cells.run(fixed)["out"]
+        assert str(got.dtype) == dtype
+        close(got, np.asarray(want, dtype), rtol=2e-3, atol=2e-3)
+
+
+def test_branch_dtype_literal_the_dtype_cannot_hold_is_not_safe(cells):
+    cells.not_safe("@jax.jit\ndef f(x):\n    return lax.cond(x > 0, lambda v: v, lambda v: 100000, x)\n\n"
+                   "out = f(jnp.float16(1.0))\n")
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_carry_container_same_state_as_a_python_loop(cells, seed):
+    rng = np.random.RandomState(seed)
+    for _ in range(2):
+        n, a0, b0 = int(rng.randint(1, 7)), num(rng), num(rng)
+        k = num(rng, 0.5, 1.5)
+        if rng.rand() < 0.5:
+            cell = (f"out = lax.fori_loop(0, {n}, lambda i, s: [s[0] + i * {k}, s[1] * {k}], "
+                    f"(jnp.float32({a0}), jnp.float32({b0})))\n")
+        else:
+            cell = (f"def body(i, s):\n    a, b = s\n    return [a + i * {k}, b * {k}]\n\n"
+                    f"out = lax.fori_loop(0, {n}, body, (jnp.float32({a0}), jnp.float32({b0})))\n")
+        fixed = cells.fixed(cell, "carry-container")
+        a, b = float(a0), float(b0)
+        for i in range(n):
+            a, b = a + i * float(k), b * float(k)
+        got = cells.run(fixed)["out"]
+        assert isinstance(got, tuple)
+        close(got[0], a, rtol=1e-5)
+        close(got[1], b, rtol=1e-5)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_fori_float_bound_same_loop(cells, seed):
+    rng = np.random.RandomState(seed)
+    for _ in range(2):
+        lo, hi = int(rng.randint(0, 3)), int(rng.randint(3, 8))
+        k = num(rng, 0.5, 1.5)
+        lower, upper = (f"{lo}.0", str(hi)) if rng.rand() < 0.5 else (str(lo), f"{hi}.0")
+        cell = f"out = lax.fori_loop({lower}, {upper}, lambda i, s: s * {k} + i, jnp.float32(1.0))\n"
+        fixed = cells.fixed(cell, "fori-bounds-int")
+        s = 1.0
+        for i in range(lo, hi):
+            s = s * float(k) + i
+        close(cells.run(fixed)["out"], s, rtol=1e-5)
+
+
+# ---------------------------------------------------------------------------------------------- control flow
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_traced_bool_ops_on_scalars_same_truth_values(cells, seed):
+    rng = np.random.RandomState(seed)
+    for _ in range(3):
+        lo, hi = sorted(round(float(v), 2) for v in rng.uniform(-1, 1, size=2))
+        form = rng.choice(["and", "or", "not", "chain"])
+        expr = {"and": f"(v > {lo}) and (v < {hi})", "or": f"(v < {lo}) or (v > {hi})",
+                "not": f"not (v > {hi})", "chain": f"{lo} < v < {hi}"}[form]
+        fn = f"def inside(v):\n    ok = {expr}\n    return jnp.where(ok, 1.0, 0.0)\n\n"
+        vs = rng.uniform(-1.5, 1.5, size=rng.randint(2, 7)).astype(np.float32)
+        how = rng.choice(["vmap", "jit"])
+        call = ("out = jax.vmap(inside)(jnp.asarray(vs))\n" if how == "vmap" else
+                "out = jnp.stack([jax.jit(inside)(v) for v in jnp.asarray(vs)])\n")
+        fixed = cells.fixed(fn + call, "traced-bool-ops", data={"vs": vs})
+        want = [1.0 if eval(expr, {"v": float(v)}) else 0.0 for v in vs]  # the condition on Python floats
+        close(cells.run(fixed, data={"vs": vs})["out"], want)
+
+
+def test_traced_bool_ops_with_an_array_operand_is_review(cells):
+    # Python's `a and b` gives all of b when a is true: not element by element
+    cells.not_safe("@jax.jit\ndef f(x, mask):\n    return jnp.where((x.sum() > 0) and (mask > 0), 1.0, 0.0)\n\n"
+                   "out = f(jnp.ones(3), jnp.array([1.0, -1.0, 1.0]))\n")
+
+
+# ---------------------------------------------------------------------------------------------- pytrees
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_tree_map_container_conversion_same_leaves(cells, seed):
+    rng = np.random.RandomState(seed)
+    for _ in range(2):
+        k = rng.randint(2, 5)
+        params = tuple(rng.randn(rng.randint(1, 4)).astype(np.float32) for _ in range(k))
+        raw = tuple(rng.randn(p.size).astype(np.float32) for p in params)
+        lr = num(rng, 0.05, 1.0)
+        cell = ("params = tuple(jnp.asarray(p) for p in params_np)\n"
+                "grads = [jnp.asarray(g) * 0.5 for g in raw_np]\n"
+                f"params = jax.tree.map(lambda p, g: p - {lr} * g, params, grads)\n")
+        data = {"params_np": params, "raw_np": raw}
+        fixed = cells.fixed(cell, "tree-structure", data=data)
+        got = cells.run(fixed, data=data)["params"]
+        assert isinstance(got, tuple) and len(got) == k
+        for g_, p, r in zip(got, params, raw, strict=True):
+            close(g_, p - float(lr) * r * 0.5)

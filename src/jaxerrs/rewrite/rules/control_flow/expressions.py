@@ -9,7 +9,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from jaxerrs.rewrite import Edit
-from jaxerrs.rewrite.context import Context
+from jaxerrs.rewrite.context import Context, dotted_name
 from jaxerrs.rewrite.rules import rule
 from jaxerrs.rewrite.rules.control_flow.common import (
     _BOTH_BRANCHES,
@@ -67,7 +67,16 @@ def _ternary(n: cst.IfExp, jnp: str, elementwise: bool) -> cst.BaseExpression | 
 
 @rule("traced-bool-ops")
 def traced_bool_ops(ctx: Context) -> Edit | None:
-    """``a and b`` / ``a or b`` / ``not a`` / ``lo < x < hi`` on arrays -> ``jnp.logical_*`` (element-wise)."""
+    """``a and b`` / ``a or b`` / ``not a`` / ``lo < x < hi`` on arrays -> ``jnp.logical_*`` (element-wise).
+
+    ``safe`` only for scalar truth values: there ``logical_and(a, b)`` is the truth value of ``a and b``
+    (both sides are truth values: ``_all_boolish``; evaluating the right side too changes nothing for a
+    comparison), ``logical_not(a)`` that of ``not a``, and ``lo < x < hi`` reads ``x`` once as before (a
+    name, never a call). Checked: the failing condition is a scalar (the message's shape is ``[]``) and
+    every operand is one too (``_scalar``: its names' live values have shape ``()``, or it is a full
+    reduction such as ``(x > 0).all()``). With an array operand Python's ``a and b`` gives ``b`` or ``a``
+    whole, not element by element: ``review``.
+    """
     head = _header(ctx)
     if head is None or head[0] != "stmt":
         return None
@@ -94,13 +103,41 @@ def traced_bool_ops(ctx: Context) -> Edit | None:
         mapping[n] = new
     if not mapping:
         return None
-    if _scalar_pred(ctx):  # one truth value per call: logical_* gives the very same value
+    if _scalar_pred(ctx) and all(_scalar(ctx, n) for n in mapping):  # one truth value: the very same value
         return Edit(_edit(ctx, mapping, [imp]), "safe",
                     "`and`/`or`/`not` on traced truth values became `jnp.logical_*` (same result; both sides "
                     "are evaluated, which comparisons allow).")
     return Edit(_edit(ctx, mapping, [imp]), "review",
                 "`and`/`or`/`not` became element-wise `jnp.logical_*`: check that you meant element by element, "
                 "not `.all()`/`.any()`.")
+
+
+_REDUCE = {"all", "any", "sum", "mean", "max", "min", "prod"}
+
+
+def _scalar(ctx: Context, e: cst.CSTNode, depth: int = 0) -> bool:
+    """Whether ``e`` provably computes one number: literals, names whose live values have shape ``()``,
+    full reductions (``x.all()``, ``jnp.any(x)``), and operators on those."""
+    if depth > 8:
+        return False
+    if isinstance(e, (cst.Integer, cst.Float)) or isinstance(e, cst.Name) and e.value in ("True", "False"):
+        return True
+    if isinstance(e, cst.Comparison):
+        return _scalar(ctx, e.left, depth + 1) and all(_scalar(ctx, c.comparator, depth + 1) for c in e.comparisons)
+    if isinstance(e, cst.BooleanOperation) or isinstance(e, cst.BinaryOperation):
+        return _scalar(ctx, e.left, depth + 1) and _scalar(ctx, e.right, depth + 1)
+    if isinstance(e, cst.UnaryOperation):
+        return _scalar(ctx, e.expression, depth + 1)
+    if isinstance(e, (cst.Name, cst.Attribute)):
+        v = lookup_dotted(ctx, dotted_name(e))
+        return isinstance(v, (bool, int, float)) or getattr(v, "shape", None) == ()
+    if isinstance(e, cst.Call) and isinstance(e.func, cst.Attribute) and e.func.attr.value in _REDUCE:
+        if not e.args:
+            return True  # x.all(), (x > 0).any()
+        mod = lookup_dotted(ctx, dotted_name(e.func.value))
+        return getattr(mod, "__name__", "") in ("jax.numpy", "numpy") and len(e.args) == 1 and \
+            e.args[0].keyword is None  # jnp.all(x)
+    return False
 
 
 def _all_boolish(ctx: Context, n: cst.CSTNode) -> bool:

@@ -175,7 +175,13 @@ _CONTAINER = re.compile(r"The input carry (?:component )?(?P<path>[A-Za-z_]\w*(?
 
 @rule("carry-container")
 def carry_container(ctx: Context) -> Edit | None:
-    """A loop state built as a tuple but returned as a list (or back): the body's list becomes a tuple."""
+    """A loop state built as a tuple but returned as a list (or back): the body's list becomes a tuple.
+
+    Why the same values: the returned state keeps its elements, in order; only its container becomes the
+    one the initial state has, which is the type the loop hands the body on every step anyway (the body is
+    traced with the initial state). ``safe`` when the body is a lambda or a def named nowhere else (another
+    caller would get a tuple where it got a list); ``review`` otherwise.
+    """
     mm = _CONTAINER.search(ctx.message)
     if not mm or {mm.group("a"), mm.group("b")} != {"list", "tuple"}:
         return None
@@ -233,7 +239,12 @@ _BOUNDS = re.compile(r"lower and upper arguments to fori_loop must have equal ty
 @rule("fori-bounds-int")
 def fori_bounds_int(ctx: Context) -> Edit | None:
     """A float bound of ``fori_loop`` becomes an integer: ``3.0`` -> ``3`` (safe), ``n / 2`` -> ``n // 2`` when
-    both sides are integers, otherwise ``jnp.int32(bound)`` (truncates)."""
+    both sides are integers, otherwise ``jnp.int32(bound)`` (truncates).
+
+    Why ``3.0`` -> ``3`` is the same loop: the literal is checked to be a whole number and the other bound
+    int32, so the loop runs over the same indices, ``range(lower, upper)``, with the index dtype any loop
+    that ran had. The other two forms change the count for a fractional value: ``review``.
+    """
     mm = _BOUNDS.search(ctx.message)
     calls = _calls_at_line(ctx, {"jax.lax.fori_loop"})
     if not mm or not calls:
