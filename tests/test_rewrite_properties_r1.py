@@ -182,3 +182,31 @@ def test_removed_import_binds_the_documented_objects(cells):
     assert ns["opt"] is jax.example_libraries.optimizers
     assert ns["tree_flatten"] is jax.tree_util.tree_flatten
     assert ns["PartitionSpec"] is jax.sharding.PartitionSpec
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_bool_flags_static_same_values_as_unjitted(cells, seed):
+    """A traced bool flag in a Python ``if`` (TracerBoolConversionError): every flag becomes static at once."""
+    rs = np.random.RandomState(seed)
+    flags = [bool(rs.randint(2)) for _ in range(3)]
+    x = rs.randn(5).astype(np.float32)
+    cell = textwrap.dedent(f"""
+        @jax.jit
+        def f(x, square=False, negate=False, shift=False):
+            if square:
+                x = x * x
+            if negate:
+                x = -x
+            if shift:
+                x = x + 1.0
+            return x
+
+        out = f(x, square={flags[0]}, negate={flags[1]}, shift={flags[2]})
+    """)
+    fixed = cells.fixed(cell, "non-array-static", {"x": x})
+    out = np.asarray(cells.run(fixed, {"x": x})["out"])
+    ref = x.astype(np.float64)
+    ref = ref * ref if flags[0] else ref
+    ref = -ref if flags[1] else ref
+    ref = ref + 1.0 if flags[2] else ref
+    np.testing.assert_allclose(out, ref, rtol=1e-6)

@@ -1161,4 +1161,69 @@ CASES = [
         out = jnp.arange(4.0)
         """,
     ),
+    # ------------------------------------------------------------------ bool flags a jitted function branches on
+    case(
+        "two-bool-flags-both-static", "tracer-bool-conversion", setup=SETUP,
+        cell="""
+        @jax.jit
+        def residual_block(x, w, training=False, use_bias=True):
+            h = x @ w
+            if use_bias:
+                h = h + 0.1
+            if training:
+                h = h * 0.5
+            return x + jnp.tanh(h)
+
+        x, w = jnp.ones((2, 3)), jnp.eye(3)
+        train_out = residual_block(x, w, training=True, use_bias=False)
+        eval_out = residual_block(x, w)
+        """,
+        check="""
+        np.testing.assert_allclose(np.asarray(train_out), 1 + np.tanh(0.5 * np.ones((2, 3))), rtol=1e-6)
+        np.testing.assert_allclose(np.asarray(eval_out), 1 + np.tanh(1.1 * np.ones((2, 3))), rtol=1e-6)
+        """,
+        wrong_fix="""
+        from functools import partial
+
+        @partial(jax.jit, static_argnames=("training",))
+        def residual_block(x, w, training=False, use_bias=True):
+            h = x @ w + 0.1
+            if training:
+                h = h * 0.5
+            return x + jnp.tanh(h)
+
+        x, w = jnp.ones((2, 3)), jnp.eye(3)
+        train_out = residual_block(x, w, training=True, use_bias=False)
+        eval_out = residual_block(x, w)
+        """,
+    ),
+    case(
+        "flag-from-loop-variable-kwonly", "tracer-bool-conversion", setup=SETUP,
+        cell="""
+        from functools import partial
+
+        @partial(jax.jit, static_argnames=("n_steps",))
+        def rollout(x, n_steps, *, clip=False, verbose_mode=False):
+            for _ in range(n_steps):
+                x = 1.5 * x
+                if clip:
+                    x = jnp.clip(x, -1.0, 1.0)
+            return x
+
+        results = {}
+        for do_clip in (True, False):
+            results[do_clip] = rollout(jnp.array([0.5, -0.9]), 3, clip=do_clip)
+        """,
+        check="""
+        raw = np.array([0.5, -0.9]) * 1.5 ** 3
+        clipped = np.array([0.5, -0.9])
+        for _ in range(3):
+            clipped = np.clip(1.5 * clipped, -1.0, 1.0)
+        np.testing.assert_allclose(np.asarray(results[True]), clipped, rtol=1e-6)
+        np.testing.assert_allclose(np.asarray(results[False]), raw, rtol=1e-6)
+        """,
+        wrong_fix="""
+        results = {True: jnp.array([0.5, -0.9]) * 3.375, False: jnp.array([0.5, -0.9]) * 3.375}
+        """,
+    ),
 ]

@@ -5,7 +5,9 @@ into an abstract array, and a string (or a function, or another plain object) is
 that is meant to be a Python value the function branches on, which is what ``static_argnames`` makes it.
 Every option of the same function that the cell passes a string, a function or a branched-on bool gets
 made static at once, so the next call does not fail on the next option (``norm="layer"`` after
-``activation``, or ``if training:`` on a traced bool).
+``activation``, or ``if training:`` on a traced bool). The same rule answers the TracerBoolConversionError
+of ``if training:`` itself when ``training`` is a parameter every call passes a Python bool: all the flags
+the function branches on become static together, not only the one the message names.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from jaxerrs.rewrite.context import Context
 from jaxerrs.rewrite.jit_static import NOPE, find_jit, make_static, param_names, py_literal, static_kw
 from jaxerrs.rewrite.names import full_name
 from jaxerrs.rewrite.rules import Found, rule
-from jaxerrs.rewrite.rules.static_shapes.common import _arg_for, _call_sites
+from jaxerrs.rewrite.rules.static_shapes.common import _ARGS, _ORIGIN, _arg_for, _call_sites
 from jaxerrs.rewrite.values import MISSING, lookup_dotted
 
 _MSG = re.compile(r"Error interpreting argument to <function (?P<fn>[\w.<>]+) at 0x[0-9a-f]+> as an abstract "
@@ -37,8 +39,10 @@ def _dotted(e: cst.CSTNode) -> str:
     return d if d and "" not in d.split(".") else ""
 
 
-def _kind(ctx: Context, e: cst.BaseExpression) -> str:
-    """What a call passes: 'str', 'bool', 'none', 'function' (Python values an option takes), 'array', '?'."""
+def _kind(ctx: Context, e: cst.BaseExpression, inside: bool = False) -> str:
+    """What a call passes: 'str', 'bool', 'none', 'function' (Python values an option takes), 'array', '?'.
+
+    ``inside``: the call is in a function, whose names have no live value here (only literals count)."""
     lit = py_literal(e)
     if lit is not NOPE:
         if isinstance(lit, bool):
@@ -51,6 +55,8 @@ def _kind(ctx: Context, e: cst.BaseExpression) -> str:
     if isinstance(e, cst.Call) and full_name(ctx, e.func, keep=True).startswith(("jax.", "numpy.")):
         return "array"  # jnp.array(0.5), np.float32(2), jax.random.normal(...): array data
     d = _dotted(e)
+    if inside and d.split(".")[0] not in ("jax", "jnp", "np") and not (d and ctx.imports.get(d.split(".")[0])):
+        return "?"
     v = lookup_dotted(ctx, d) if d else MISSING
     return _kind_of_value(v)
 
@@ -107,19 +113,65 @@ def _branch_tests(fn: cst.FunctionDef) -> set[str]:
     return out
 
 
-def _target(ctx: Context) -> tuple[cst.FunctionDef, str] | None:
-    mm = _MSG.search(ctx.message or str(ctx.exc or ""))
-    if mm is None or not _IDENT.match(mm["path"]):
-        return None  # a string inside a container argument (``cfg['act']``): the container is not static
-    name = mm["fn"].rsplit(".", 1)[-1]
+def _target(ctx: Context) -> tuple[cst.FunctionDef, str, bool] | None:
+    """(the jitted function, the parameter the error names): a non-array argument, or a bool flag that a
+    Python ``if`` of the jitted function tests (``TracerBoolConversionError`` naming one argument)."""
+    text = ctx.message or str(ctx.exc or "")
+    mm = _MSG.search(text)
+    if mm is not None:
+        if not _IDENT.match(mm["path"]):
+            return None  # a string inside a container argument (``cfg['act']``): the container is not static
+        name, param = mm["fn"].rsplit(".", 1)[-1], mm["path"]
+    elif ctx.error_class.endswith("TracerBoolConversionError"):
+        origin, args = _ORIGIN.search(text), _ARGS.search(text)
+        if origin is None or args is None or origin["kind"] != "jit" or not _IDENT.match(args["args"]):
+            return None
+        name, param = origin["fn"].rsplit(".", 1)[-1], args["args"]
+    else:
+        return None
     fn = ctx.function_named(name)
     if fn is None:
         return None
-    return fn, mm["path"]
+    pos, kwonly = param_names(fn)
+    if param not in pos and param not in kwonly:
+        return None
+    if mm is None and param not in _flag_tests(fn):
+        return None  # not a flag a Python test reads as it is (`t < 0.0` is data): another rule's cause
+    return fn, param, mm is None
 
 
-def _plan(ctx: Context, fn: cst.FunctionDef, first: str | None) -> tuple[Any, list[str], list[str], bool] | None:
-    """(jit site, params to make static, params that cannot be, every value known) for ``fn``."""
+def _flag_tests(fn: cst.FunctionDef) -> set[str]:
+    """Names a Python test of ``fn`` reads as a truth value themselves: ``if training:``, ``if not flag``,
+    ``a and flag``, ``x if flag else y``."""
+    out: set[str] = set()
+
+    def bare(e: cst.BaseExpression) -> None:
+        while isinstance(e, cst.UnaryOperation) and isinstance(e.operator, cst.Not):
+            e = e.expression
+        if isinstance(e, cst.Name):
+            out.add(e.value)
+        elif isinstance(e, cst.BooleanOperation):
+            bare(e.left)
+            bare(e.right)
+
+    class _V(cst.CSTVisitor):
+        def visit_If(self, n: cst.If) -> None:
+            bare(n.test)
+
+        def visit_While(self, n: cst.While) -> None:
+            bare(n.test)
+
+        def visit_IfExp(self, n: cst.IfExp) -> None:
+            bare(n.test)
+
+    fn.body.visit(_V())
+    return out
+
+
+def _plan(ctx: Context, fn: cst.FunctionDef, first: str | None, flag: bool = False
+          ) -> tuple[Any, list[str], list[str], bool] | None:
+    """(jit site, params to make static, params that cannot be, every value known) for ``fn``; ``flag``: the
+    error named ``first`` as a traced bool (then a call must be seen passing it a Python value)."""
     site = find_jit(ctx, fn, others=True, anywhere=True)
     if site is None:
         return None
@@ -143,8 +195,11 @@ def _plan(ctx: Context, fn: cst.FunctionDef, first: str | None) -> tuple[Any, li
                 return None
             if arg is None:
                 continue
-            kinds.add(_kind(ctx, arg.value))  # type: ignore[union-attr]
+            inside = ctx.enclosing(call, cst.FunctionDef) is not None
+            kinds.add(_kind(ctx, arg.value, inside))  # type: ignore[union-attr]
         option = bool(kinds & {"str", "function"}) or ("bool" in kinds and p in tests) or p == first
+        if p == first and (not kinds <= {"str", "function", "bool", "none"} or (flag and not kinds)):
+            return site, [], [p], False  # the named argument gets other values (ints, arrays), or none seen
         if not option:
             continue
         if "array" in kinds or "?" in kinds:
@@ -161,14 +216,14 @@ def detect_options(ctx: Context, key: Any = None) -> Found | None:
         got = _target(ctx)
         if got is None:
             return None
-        fn, first = got
+        fn, first, flag = got
         key = ("non-array-option", fn.name.value)
     else:
         fn = ctx.function_named(key[1])
-        first = None
+        first, flag = None, False
         if fn is None:
             return None
-    plan = _plan(ctx, fn, first)
+    plan = _plan(ctx, fn, first, flag)
     if plan is None:
         return Found(key, unfixable=[fn])
     _site, want, bad, _known = plan
@@ -190,8 +245,8 @@ def non_array_static(ctx: Context) -> Edit | None:
     got = _target(ctx)
     if got is None:
         return None
-    fn, first = got
-    plan = _plan(ctx, fn, first)
+    fn, first, flag = got
+    plan = _plan(ctx, fn, first, flag)
     if plan is None:
         return None
     site, want, bad, known = plan
