@@ -36,29 +36,67 @@ def _calls_at_line(ctx: Context, method: str) -> list[cst.Call]:
 # ---------------------------------------------------------------------------------------------- Equinox
 
 
+_EQX_GRADS = {"jax.grad": "filter_grad", "jax.value_and_grad": "filter_value_and_grad"}
+
+
+def _assigned_names(ctx: Context, call: cst.Call) -> set[str]:
+    """Names bound from the result of applying ``call`` (``g = jax.grad(f)(m)``, ``loss, g = ...(m)``)."""
+    applied = ctx.parent(call)
+    if not (isinstance(applied, cst.Call) and applied.func is call):
+        return set()
+    a = ctx.parent(applied)
+    if not isinstance(a, cst.Assign):
+        return set()
+    return {n.value for t in a.targets for n in m.findall(t.target, m.Name())}  # type: ignore[attr-defined]
+
+
 @rule("equinox-filter-jit")
 def equinox_filter_jit(ctx: Context) -> Edit | None:
-    """The one bare ``jax.jit`` of the cell (decorator or call) becomes ``eqx.filter_jit``."""
+    """Every bare ``jax.jit`` of the cell (decorator or call) becomes ``eqx.filter_jit``, and every bare
+    ``jax.grad``/``jax.value_and_grad`` (``has_aux`` allowed) its ``eqx.filter_*`` twin: a module that holds
+    a function fails at each of them, so fixing the jit alone fails again at the grad inside it.
+
+    Refused: a jit or grad with other arguments (``static_argnums``, ``argnums``: no one-to-one ``filter_*``
+    spelling), and a gradient mapped together with the module by ``jax.tree.map`` (the filtered gradient
+    has None where the module has a function: the map would call the update on it).
+    """
     refs = []
     for node in ctx.nodes(cst.Decorator):
         assert isinstance(node, cst.Decorator)
         if is_jit(ctx, node.decorator):
-            refs.append(node.decorator)
+            refs.append((node.decorator, "filter_jit"))
         elif isinstance(node.decorator, cst.Call) and is_jit(ctx, node.decorator.func):
             return None  # @jax.jit(static_argnums=…): no one-to-one spelling
+    grad_results: set[str] = set()
     for call in ctx.nodes(cst.Call):
         assert isinstance(call, cst.Call)
         if is_jit(ctx, call.func):
             if len(call.args) != 1 or call.args[0].keyword is not None or call.args[0].star:
                 return None
-            refs.append(call.func)
-    if len(refs) != 1:
+            refs.append((call.func, "filter_jit"))
+            continue
+        full = full_name(ctx, call.func, keep=True)
+        if full in _EQX_GRADS:
+            if not call.args or call.args[0].keyword is not None or any(
+                    a.star or a.keyword is None or a.keyword.value != "has_aux" for a in call.args[1:]):
+                return None
+            refs.append((call.func, _EQX_GRADS[full]))
+            grad_results |= _assigned_names(ctx, call)
+    if not any(kind == "filter_jit" for _, kind in refs):
         return None
+    for call in ctx.nodes(cst.Call):
+        assert isinstance(call, cst.Call)
+        if full_name(ctx, call.func, keep=True) in ("jax.tree.map", "jax.tree_util.tree_map", "jax.tree_map"):
+            trees = [a.value for a in call.args[1:] if a.keyword is None]
+            if len(trees) >= 2 and any(isinstance(t, cst.Name) and t.value in grad_results for t in trees):
+                return None
     eqx, imp = ctx.need("equinox", "eqx")
-    new = cst.parse_expression(f"{eqx}.filter_jit")
-    return Edit(ctx.replace(refs[0], new, [imp]), "review",
-                "`jax.jit` → `eqx.filter_jit`: the model's arrays are traced and its other leaves (functions, "
-                "Python numbers) become static, so a new value of one of those recompiles.")
+    pairs = [(node, cst.parse_expression(f"{eqx}.{kind}")) for node, kind in refs]
+    kinds = sorted({kind for _, kind in refs})
+    what = ", ".join(f"`eqx.{k}`" for k in kinds)
+    return Edit(ctx.replace_many(pairs, [imp]), "review",
+                f"`jax` transformations → {what}: the model's arrays are traced (and differentiated) and its other "
+                "leaves (functions, Python numbers) are kept static, so a new value of one of those recompiles.")
 
 
 # ---------------------------------------------------------------------------------------------- Optax

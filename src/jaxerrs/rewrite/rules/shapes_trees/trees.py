@@ -17,44 +17,38 @@ from jaxerrs.rewrite.rules.shapes_trees.common import (
     _has_kw,
     _paren,
     _shape_of,
-    _statement,
+)
+from jaxerrs.rewrite.rules.shapes_trees.tree_sources import (
+    detect_tree_source,
+    failing_tree_call,
+    fix_tree_source,
+    init_argument,
+    tree_arguments,
 )
 from jaxerrs.rewrite.values import MISSING, literal, live_value, lookup
 
 # ----------------------------------------------------------------------------- tree-structure
 
-_TREE_MAPS = {"jax.tree.map", "jax.tree_util.tree_map", "jax.tree_map"}
 _GRADS = {"jax.grad", "jax.value_and_grad"}
 
 
 def _tree_map_call(ctx: Context) -> tuple[cst.Call, list[cst.BaseExpression], list[Any]] | None:
-    """The single ``jax.tree.map(f, t0, t1, ...)`` on the failing line that fails: (call, tree nodes, values)."""
-    stmt = _statement(ctx)
-    if stmt is None:
-        return None
-    import jax
+    """The single tree-map-like call on the failing line that fails: (call, tree nodes, values).
 
-    found = []
-    for call in m.findall(stmt, m.Call()):
-        assert isinstance(call, cst.Call)
-        if full_name(ctx, call.func, modules=_PUBLIC, keep=True, methods=True) not in _TREE_MAPS:
-            continue
-        pos = [a for a in call.args if a.keyword is None]
-        if len(pos) < 3 or any(a.star for a in call.args):
-            continue
-        trees = [a.value for a in pos[1:]]
-        values = [live_value(ctx, t, attrs="instance-or-module") for t in trees]
-        if any(v is MISSING for v in values):
-            found.append((call, trees, values))
-            continue
-        try:
-            first = jax.tree.structure(values[0])
-            if all(jax.tree.structure(v) == first for v in values[1:]):
-                continue  # this one is fine
-        except Exception:  # noqa: BLE001 - odd user objects: keep as a candidate
-            pass
-        found.append((call, trees, values))
-    return found[0] if len(found) == 1 else None
+    ``jax.tree.map(f, t0, t1, ...)``, ``optax.apply_updates(params, updates)`` and ``tx.update(updates,
+    state[, params])`` (see :mod:`.tree_sources`); for ``update`` the parameters come first (without them,
+    what ``tx.init`` was given in the cell).
+    """
+    got = failing_tree_call(ctx)
+    if got is None:
+        return None
+    _kind, call, trees, values = got
+    if len(values) != len(trees):
+        ref = init_argument(ctx, call.func.value)  # type: ignore[attr-defined]
+        if ref is None:
+            return None
+        trees = [ref, *trees]
+    return call, trees, values
 
 
 def _odd_tree(values: list[Any]) -> int | None:
@@ -184,7 +178,13 @@ def _fix_value_and_grad(ctx: Context, call: cst.Call, trees: list[cst.BaseExpres
 
 def _fix_container(ctx: Context, call: cst.Call, trees: list[cst.BaseExpression], values: list[Any],
                    odd: int) -> Edit | None:
-    """A list where the first tree has a tuple (or the reverse), with the same leaves: convert it."""
+    """A list where the first tree has a tuple (or the reverse), with the same leaves: convert it.
+
+    Safe: ``list(t)``/``tuple(t)`` of a flat container keeps its items in order, so the map pairs the very
+    leaves it would pair position by position, and its result has the first tree's container, as before.
+    Not offered when that result is mapped again, in the same scope, against a tree of the other container
+    (the conversion would only move the failure there; the tree is fixed where it is built, or not at all).
+    """
     first, other = values[0], values[odd]
     if type(first) not in (list, tuple) or type(other) not in (list, tuple) or type(first) is type(other):
         return None
@@ -192,11 +192,39 @@ def _fix_container(ctx: Context, call: cst.Call, trees: list[cst.BaseExpression]
     shadow = lookup(ctx, conv)
     if not _same_tree(first, type(first)(other)) or shadow is not MISSING and shadow is not type(first):
         return None  # different leaves, or `list`/`tuple` rebound by the user
+    if _clashes_later(ctx, call, type(first)):
+        return None  # the result keeps the first tree's container and meets the other kind again
     node = trees[odd]
     new = cst.Call(func=cst.Name(conv), args=[cst.Arg(node)])
     return Edit(ctx.replace(node, new), "safe",
                 f"`{ctx.code(node)}` is converted to a {conv} so its structure matches the first tree; the leaves "
                 "are the same.")
+
+
+def _clashes_later(ctx: Context, call: cst.Call, kind: type) -> bool:
+    """Whether the result of ``call`` (a tree of container ``kind``), bound to a name or ``self.attr``, is
+    mapped elsewhere against a tree whose live container is the other of list and tuple (the same failure
+    again, one line later)."""
+    parent = ctx.parent(call)
+    if not (isinstance(parent, cst.Assign) and len(parent.targets) == 1
+            and isinstance(parent.targets[0].target, cst.Name | cst.Attribute)):
+        return False
+    target = parent.targets[0].target
+    code = ctx.code(target)
+    attr = isinstance(target, cst.Attribute)
+    scope = _scope_body(ctx, call)
+    for other in ctx.nodes(cst.Call):
+        assert isinstance(other, cst.Call)
+        if other is call or not attr and _scope_body(ctx, other) is not scope:
+            continue
+        got = tree_arguments(ctx, other)
+        if got is None or not any(ctx.code(t) == code for t in got[1]):
+            continue
+        for t in got[1]:
+            v = live_value(ctx, t, attrs="instance-or-module") if ctx.code(t) != code else MISSING
+            if type(v) in (list, tuple) and type(v) is not kind:
+                return True
+    return False
 
 
 def _fix_none(ctx: Context, call: cst.Call, trees: list[cst.BaseExpression], values: list[Any]) -> Edit | None:
@@ -389,9 +417,11 @@ def _like_literal(ctx: Context, call: cst.Call, g_node: cst.BaseExpression, othe
                 "check that each parameter should get this state.")
 
 
-@rule("tree-structure")
+@rule("tree-structure", detect=detect_tree_source)
 def tree_structure(ctx: Context) -> Edit | None:
-    """Two pytrees that should match in ``jax.tree.map``: fix where the odd tree came from, if certain."""
+    """Two pytrees that should match in ``jax.tree.map`` (or an Optax update): fix where the odd tree came
+    from, if certain. A state tree built by a comprehension is rebuilt where it is made (every such tree of
+    the cell, :func:`.tree_sources.fix_tree_source`); the detection then checks that none is left."""
     got = _tree_map_call(ctx)
     if got is None:
         return None
@@ -400,6 +430,9 @@ def tree_structure(ctx: Context) -> Edit | None:
         return None
     if ctx.record_id == "tree-map-none-subtree":
         return _fix_none(ctx, call, trees, values)
+    source = fix_tree_source(ctx)
+    if source is not None:
+        return source
     odd = _odd_tree(values)
     if odd is None:
         return None
