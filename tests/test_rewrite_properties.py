@@ -3,8 +3,9 @@ random instances of each rule's pattern.
 
 Each test draws instances with a seeded ``numpy.random.RandomState`` (the seeds are pytest parameters, so a
 failure names the instance), runs the failing cell for real in one IPython ``InteractiveShell`` with
-``%load_ext jaxerrs`` (a real JAX error is raised), takes the rewrite from
-``jaxerrs.diagnose(exc).to_dict()["rewrite"]``, asserts it is the expected rule labelled ``safe``, runs the
+``%load_ext jaxerrs`` (a real JAX error is raised), takes the rewrite the extension computed for its panel
+(the same as ``jaxerrs.diagnose(exc).to_dict()["rewrite"]``; tests/test_rewrite.py checks they agree),
+asserts it is the expected rule labelled ``safe``, runs the
 rewritten cell in the same shell and compares what it computed with the original semantics computed
 another way: the same statements on NumPy arrays (in-place assignment), the unjitted function, the removed
 name's documented equivalent, or a hand-written reference. Instances that break a rule's precondition
@@ -25,15 +26,23 @@ SETUP = "import numpy as np\nimport jax\nimport jax.numpy as jnp\nfrom jax impor
 
 
 class Cells:
-    """One InteractiveShell with jaxerrs loaded; each run starts from an empty namespace."""
+    """One InteractiveShell with jaxerrs loaded; each run starts from the namespace the shell started with
+    (the names a run binds are dropped: cheaper than ``reset``, whose garbage collection dominates)."""
 
     def __init__(self, ip) -> None:
+        from jaxerrs.extension import get_state
+
         self.ip = ip
+        self.state = get_state(ip)
+        self.base = set(ip.user_ns)
 
     def _run(self, setup: str, cell: str, data: dict | None):
         from IPython.utils.capture import capture_output
 
-        self.ip.reset(new_session=False)
+        ns = self.ip.user_ns
+        for name in [n for n in ns if n not in self.base]:
+            del ns[name]
+        self.state.last = None
         with capture_output():
             ok = self.ip.run_cell(setup)
             assert ok.success, ok.error_in_exec
@@ -46,9 +55,10 @@ class Cells:
         result = self._run(setup, cell, data)
         exc = result.error_in_exec
         assert exc is not None, f"the cell did not fail:\n{cell}"
-        d = jaxerrs.diagnose(exc).to_dict()
-        assert d["is_jax"], f"{type(exc).__name__}: {exc}"
-        return d["rewrite"]
+        diagnosis = self.state.last if self.state.last is not None else jaxerrs.diagnose(exc)
+        assert diagnosis.is_jax, f"{type(exc).__name__}: {exc}"
+        rw = diagnosis.rewrite
+        return rw.to_dict() if rw is not None else None
 
     def fixed(self, cell: str, rule: str, setup: str = SETUP, data: dict | None = None) -> str:
         """The rewritten cell, which must come from ``rule`` and be labelled safe."""
