@@ -249,7 +249,10 @@ def test_post_condition_rejects_an_edit_that_leaves_the_cause():
     ("def f(x):\n    x[0] = 1.0\n    def g():\n        x[1] = 2.0\n    return x\n", 2, None),  # and a closure
     ("x = jnp.zeros(3)\nx[0] = 1.0\nx[1:][0] = 2.0\n", 2, None),  # one store the rule cannot rewrite
     ("def f(x):\n    x[0] = 1.0\n", 2, "review"),  # mutated for the caller: the caller's array is not changed
-    ("def f(x):\n    x[0] = 1.0\n    return x\n", 2, "safe"),
+    ("def f(x):\n    x[0] = 1.0\n    return x\n", 2, "review"),  # its callers are not in view
+    ("def f(x):\n    x[0] = 1.0\n    return x\n\ny = f(jnp.zeros(3))\n", 2, "safe"),  # a fresh array
+    ("def f(x):\n    x[0] = 1.0\n    return x\n\na = jnp.ones(3)\ny = f(a)\nprint(a)\n", 2, "review"),
+    ("x = jnp.zeros(3)\nv = x[1:]\nx[0] = 1.0\n", 3, "review"),  # NumPy's view would see the store
     ("x = jnp.zeros(3)\nbuf = [x]\nx[0] = 1.0\n", 3, "review"),  # a list holds the old array
     ("x = jnp.zeros(3)\nhist = []\nhist.append(x)\nx[0] = 1.0\n", 4, "review"),
     ("x = jnp.zeros(3)\nx[idx] += 1\n", 2, "review"),  # an index array may repeat a position

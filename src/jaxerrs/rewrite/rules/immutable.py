@@ -401,6 +401,8 @@ def _before_a_store(ctx: Context, node: cst.CSTNode, stores: list[cst.CSTNode]) 
     return any(loop in ctx.ancestors(st) for loop in loops for st in stores)
 
 
+# jax.numpy and numpy, also as the conventional names a cell uses when an earlier cell imported them
+_NUMPY = ("jax.numpy", "numpy", "jnp", "np")
 # jax.numpy / numpy functions whose result is a new array (never the argument itself)
 _FRESH = {"zeros", "ones", "full", "empty", "arange", "linspace", "eye", "identity", "array", "zeros_like",
           "ones_like", "full_like", "copy"}
@@ -413,7 +415,7 @@ def _fresh(ctx: Context, e: cst.BaseExpression) -> bool:
     if isinstance(e, cst.Call):
         full = full_name(ctx, e.func, keep=True)
         head, _, last = full.rpartition(".")
-        return head in ("jax.numpy", "numpy") and last in _FRESH
+        return head in _NUMPY and last in _FRESH
     return False
 
 
@@ -472,11 +474,39 @@ def _caller_note(ctx: Context, fn: cst.FunctionDef, name: str) -> str | None:
     return None
 
 
-def _dtype_note(ctx: Context, name: str, holders: list[cst.CSTNode]) -> str | None:
+# constructors whose result is floating point unless a dtype says otherwise
+_FLOAT_CTORS = {"zeros", "ones", "empty", "eye", "identity", "linspace", "logspace"}
+
+
+def _written_kind(ctx: Context, assigns: list[Any]) -> str | None:
+    """'f' when every binding of the array in its scope builds a float array (``jnp.zeros(3)``,
+    ``jnp.ones(n, dtype=jnp.float32)``); None when the cell does not say."""
+    if not assigns:
+        return None
+    for a in assigns:
+        parent = ctx.parent(a.node)
+        value = getattr(ctx.parent(parent), "value", None) if isinstance(parent, cst.AssignTarget) else None
+        if not isinstance(value, cst.Call):
+            return None
+        full = full_name(ctx, value.func, keep=True)
+        head, _, last = full.rpartition(".")
+        if head not in _NUMPY or last not in _FLOAT_CTORS:
+            return None
+        dt = next((x.value for x in value.args if x.keyword is not None and x.keyword.value == "dtype"), None)
+        if dt is not None and not any(k in ctx.code(dt) for k in ("float", "complex")):
+            return None
+        if dt is None and any(x.keyword is None for x in value.args[1 if last != "eye" else 3:]):
+            return None  # a dtype given by position
+    return "f"
+
+
+def _dtype_note(ctx: Context, name: str, holders: list[cst.CSTNode], assigns: list[Any] | None = None) -> str | None:
     """An augmented store into an integer (or bool) array whose value may not be an integer."""
     if not any(isinstance(h, cst.AugAssign) for h in holders):
         return None
     kind = getattr(getattr(lookup(ctx, name), "dtype", None), "kind", None)
+    if kind is None:
+        kind = _written_kind(ctx, assigns or [])
     if kind in ("f", "c"):
         return None
     for h in holders:
@@ -572,7 +602,8 @@ def at_set(ctx: Context) -> Edit | None:
         scope, assigns = _bindings(ctx, found.key)
         note = _alias_note(ctx, found.key, scope, assigns, found.fixable) if scope is not None else \
             "what else holds the array"
-    note = note or _index_note(ctx, targets, scope) or _dtype_note(ctx, name, found.fixable)
+    note = note or _index_note(ctx, targets, scope) or _dtype_note(
+        ctx, name, found.fixable, assigns if kind != "attr" else None)
     if note:
         return Edit(ctx.replace_many(pairs), "review", f"{summary}; {note}.", cause=found.key)
     return Edit(ctx.replace_many(pairs), "safe", summary + ".", cause=found.key)
