@@ -137,19 +137,20 @@ def test_the_panel_shows_why_it_was_raised_escaped(shell):
 
 
 def test_a_curated_record_folds_the_section_under_its_explanation():
-    import jax
+    import jax.numpy as jnp
 
-    def f(x):
-        return x if x > 0 else -x
+    from jaxerrs.kb.records import all_records
 
     d = None
     try:
-        jax.jit(f)(1.0)
+        jnp.pad(jnp.ones(3), 1, mode="reflekt")
     except Exception as e:  # noqa: BLE001
         d = jaxerrs.diagnose(e)
-    assert d is not None and d.record is not None
-    html = jaxerrs.render_html(d)
-    assert "<summary>Why it was raised</summary>" in html
+    assert d is not None and d.check is not None
+    open_html = jaxerrs.render_html(d)
+    assert '<h4>Why it was raised</h4>' in open_html  # no record: the section is the answer, open
+    d.record = all_records()["tracer-bool-conversion"]  # under a record's explanation it folds
+    assert "<summary>Why it was raised</summary>" in jaxerrs.render_html(d)
 
 
 def _jaxerrs(*args, stdin: str | None = None):
