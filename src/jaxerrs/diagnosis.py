@@ -133,10 +133,7 @@ class Diagnosis:
         try:
             from jaxerrs import why
 
-            self._check = why.check_of(self)
-            api = why.api_of(self)
-            if api is not None:
-                self._api, self._api_doc = api
+            self._check, self._api, self._api_doc = why.explain(self)
         except Exception:  # noqa: BLE001 - a panel without this section is better than no panel
             self._check = self._api = None
 

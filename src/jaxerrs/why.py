@@ -14,7 +14,6 @@ user called, even when the raise sits in a private helper under it.
 
 from __future__ import annotations
 
-import ast
 import difflib
 import enum
 import inspect
@@ -23,7 +22,7 @@ import types
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from jaxerrs.guards import Guard, guard_of, literal_bindings
+from jaxerrs.guards import Guard
 
 if TYPE_CHECKING:
     from jaxerrs.diagnosis import Diagnosis
@@ -166,45 +165,32 @@ def guard_for(d: Diagnosis, frame: types.FrameType | None) -> Guard | None:
 
 
 def _guard_from_frame(frame: types.FrameType, line: int) -> Guard | None:
-    try:
-        lines, first = inspect.getsourcelines(frame.f_code)
-    except (OSError, TypeError):
-        return None
+    """The guard read from the live frame's function source, by the catalog's own extractor (for a raise the
+    catalog does not hold yet: its first build still running, or a library it does not index)."""
     import textwrap
 
+    from jaxerrs.catalog import extract_source
+
     try:
-        tree = ast.parse(textwrap.dedent("".join(lines)))
-    except SyntaxError:
+        lines, first = inspect.getsourcelines(frame.f_code)
+        guards: dict[str, Guard] = {}
+        extract_source(textwrap.dedent("".join(lines)), "<frame>", guards)
+    except (OSError, TypeError, SyntaxError, ValueError, RecursionError):
         return None
-    want = line - first + 1 if first else line
-    chain = _chain_to_raise(tree, want)
-    if chain is None:
-        return None
-    fn = next((n for n in chain if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))), None)
-    bindings = literal_bindings([n for n in ast.walk(fn) if isinstance(n, (ast.Assign, ast.AnnAssign))]) if fn else {}
-    return guard_of(chain, bindings)
+    return guards.get(f"<frame>:{line - first + 1 if first else line}")
 
 
-def _chain_to_raise(tree: ast.AST, line: int) -> list[ast.AST] | None:
-    def walk(node: ast.AST, chain: list[ast.AST]) -> list[ast.AST] | None:
-        chain = [*chain, node]
-        if isinstance(node, ast.Raise) and node.lineno <= line <= (node.end_lineno or node.lineno):
-            return chain
-        for child in ast.iter_child_nodes(node):
-            lo, hi = getattr(child, "lineno", None), getattr(child, "end_lineno", None)
-            if lo is None or (lo <= line <= (hi or lo)):
-                found = walk(child, chain)
-                if found is not None:
-                    return found
-        return None
-
-    return walk(tree, [])
-
-
-def check_of(d: Diagnosis) -> dict[str, Any] | None:
-    """The JSON contract's ``check`` object for ``d`` (None when the site is unknown or has no guard)."""
+def explain(d: Diagnosis) -> tuple[dict[str, Any] | None, dict[str, Any] | None, str]:
+    """(the contract's ``check`` object, its ``api`` object, the called function's docstring entry for a
+    parameter the check reads): the raising frame and the guard found once, for both."""
     frame = raising_frame(d)
-    g = guard_for(d, frame)
+    guard = guard_for(d, frame)
+    api, doc = _api(d, guard) or (None, "")
+    return _check(d, frame, guard), api, doc
+
+
+def _check(d: Diagnosis, frame: types.FrameType | None, g: Guard | None) -> dict[str, Any] | None:
+    """The ``check`` object (None when the site is unknown or has no guard)."""
     if g is None:
         return None
     values: dict[str, str] = {}
@@ -275,8 +261,8 @@ def _code(obj: Any) -> Any:
     return getattr(fn, "__code__", None)
 
 
-def api_of(d: Diagnosis) -> tuple[dict[str, Any], str] | None:
-    """(the JSON contract's ``api`` object, the docstring's paragraph on a parameter the check reads, or "")."""
+def _api(d: Diagnosis, guard: Guard | None) -> tuple[dict[str, Any], str] | None:
+    """(the ``api`` object, the docstring's paragraph on a parameter ``guard`` reads, or "")."""
     ev = d.evidence
     if ev.exc is None:
         return None
@@ -307,13 +293,12 @@ def api_of(d: Diagnosis) -> tuple[dict[str, Any], str] | None:
         sig = sig if len(sig) <= 300 else sig[:299] + "…"
         url = f"https://docs.jax.dev/en/latest/_autosummary/{name}.html" if name.startswith("jax.") and \
             name.count(".") <= 3 else None
-        guard = guard_for(d, raising_frame(d)) if d.site is not None else None
-        doc = _param_doc(obj, guard.names if guard else (), sig)
+        doc = _param_doc(obj, guard.names if guard else ())
         return {"name": name, "signature": sig, "url": url}, doc
     return None
 
 
-def _param_doc(obj: Any, names: tuple[str, ...], sig: str) -> str:
+def _param_doc(obj: Any, names: tuple[str, ...]) -> str:
     """The docstring's entry for the first parameter of ``obj`` that the check reads ("mode: …")."""
     doc = inspect.getdoc(obj) or ""
     try:

@@ -37,11 +37,10 @@ def compute() -> dict[str, Any]:
         libraries[lib.package] = {"version": lib.jax_version, "records": len(mine),
                                   "raise_statements": len(lib.sites),
                                   "sites_covered": sum((x.path, x.function) in covered_lib for x in lib.sites)}
-    from jaxerrs.kb.verify import shows_code
+    from jaxerrs.kb.verify import undemonstrated
 
     executed = [r for r in curated if r.verified != "message"]
-    demonstrated = [r for r in executed if r.demos and {d.case for d in r.demos} >= set(range(1, len(r.cases) + 1))
-                    and {d.solution for d in r.demos} >= {i for i, t in enumerate(r.solutions, 1) if shows_code(t)}]
+    demonstrated = [r for r in executed if r.demos and undemonstrated(r) == ([], [])]
     return {
         "jax_version": cat.jax_version,
         "demos": {"records_with_demos": sum(bool(r.demos) for r in executed), "fully_demonstrated": len(demonstrated),

@@ -326,6 +326,14 @@ def shows_code(solution: str) -> bool:
     return any(ch in span for span in _CODE_SPAN.findall(solution) for ch in "(=[")
 
 
+def undemonstrated(record: Record) -> tuple[list[int], list[int]]:
+    """(the cases no demo fixes, the solutions that show code and have no demo), by number from 1."""
+    fixed = {d.case for d in record.demos}
+    shown = {d.solution for d in record.demos}
+    return ([j for j in range(1, len(record.cases) + 1) if j not in fixed],
+            [i for i, text in enumerate(record.solutions, 1) if shows_code(text) and i not in shown])
+
+
 def _demo_checks(record: Record, c: dict[str, str]) -> None:
     """Each demo's code runs clean and passes its check; once a record has demos, every case is fixed by one
     and every solution that shows code is demonstrated."""
@@ -339,11 +347,8 @@ def _demo_checks(record: Record, c: dict[str, str]) -> None:
         c[label] = "ok" if failed is None else f"check failed: {type(failed).__name__}: {str(failed)[:200]}"
     if not record.demos:
         return
-    fixed = {d.case for d in record.demos}
-    unfixed = [j for j in range(1, len(record.cases) + 1) if j not in fixed]
+    unfixed, bare = undemonstrated(record)
     c["every case fixed by a demo"] = "ok" if not unfixed else f"no demo fixes case(s) {unfixed}"
-    shown = {d.solution for d in record.demos}
-    bare = [i for i, text in enumerate(record.solutions, 1) if shows_code(text) and i not in shown]
     c["every code solution demonstrated"] = "ok" if not bare else f"solution(s) {bare} show code but have no demo"
 
 
