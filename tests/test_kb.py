@@ -14,7 +14,7 @@ import pytest
 
 from jaxerrs.kb import records as kb
 from jaxerrs.kb.importer import import_path
-from jaxerrs.kb.verify import check, check_record, table
+from jaxerrs.kb.verify import check, check_record, table, undemonstrated
 
 DATA = Path(__file__).parent / "data"
 MODEL = kb.RECORDS_DIR / "tracer-bool-conversion.toml"
@@ -348,3 +348,6 @@ def test_demos_and_near_misses_for_other_releases_are_left_out():
                         "near_misses": [{"code": "x = 1", "record": "", "jax": "<0.1"}]}, MODEL.name)
     assert len(rec.demos) == 1 and rec.near_misses == []
     assert rec.to_dict()["demos"][0]["solution"] == 1
+    # a solution demonstrated only for other releases is not reported as undemonstrated on this one
+    other = kb.from_dict({**data, "demos": [demo, {**demo, "solution": 2, "jax": "<0.1"}]}, MODEL.name)
+    assert other.demoed_elsewhere == [2] and 2 not in undemonstrated(other)[1]

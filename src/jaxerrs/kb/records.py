@@ -127,6 +127,8 @@ class Record:
     variant: str = ""  # the range of the ``[[variants]]`` entry applied for the installed JAX, if any
     demos: list[Demo] = field(default_factory=list)  # solutions applied to cases, run by kb check
     near_misses: list[NearMiss] = field(default_factory=list)  # look-alike errors that must land elsewhere
+    # solutions whose every demo is scoped to other releases (their situation does not arise on the installed one)
+    demoed_elsewhere: list[int] = field(default_factory=list)
 
     @property
     def class_name(self) -> str:
@@ -454,6 +456,9 @@ def _build(data: dict[str, Any], where: str) -> Record:
         near_misses=[NearMiss(n["code"].strip("\n"), n["record"], str(n.get("jax", "")))
                      for n in data.get("near_misses") or []
                      if not version or not n.get("jax") or _in_range(version, n["jax"])],
+        demoed_elsewhere=sorted({d["solution"] for d in data.get("demos") or []}
+                                - {d["solution"] for d in data.get("demos") or []
+                                   if not version or not d.get("jax") or _in_range(version, d["jax"])}),
     )
 
 

@@ -327,9 +327,10 @@ def shows_code(solution: str) -> bool:
 
 
 def undemonstrated(record: Record) -> tuple[list[int], list[int]]:
-    """(the cases no demo fixes, the solutions that show code and have no demo), by number from 1."""
+    """(the cases no demo fixes, the solutions that show code and have no demo), by number from 1. A solution
+    demonstrated only on other releases (its demos scoped there, its situation absent here) is not missing."""
     fixed = {d.case for d in record.demos}
-    shown = {d.solution for d in record.demos}
+    shown = {d.solution for d in record.demos} | set(record.demoed_elsewhere)
     return ([j for j in range(1, len(record.cases) + 1) if j not in fixed],
             [i for i, text in enumerate(record.solutions, 1) if shows_code(text) and i not in shown])
 
