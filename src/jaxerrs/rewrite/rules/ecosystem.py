@@ -199,15 +199,33 @@ def flax_wrap_params(ctx: Context) -> Edit | None:
     variables, i.e. the argument is one collection, the parameters (``model.init(...)["params"]``); wrapped
     as ``{'params': ...}`` it is the variables dict ``apply`` documents, and the module computes with those
     very parameters. A model that needs another collection too fails loudly, never silently.
+
+    The cell's other ``model.apply(params, …)`` calls (same model, same argument) would fail the same way
+    next, so they are wrapped too: ``safe`` when they are all in the failing call's scope (the same name is
+    the same value there), ``review`` when another scope may bind the name to something else.
     """
     calls = [c for c in _apply_calls(ctx) if isinstance(c.args[0].value, cst.Name | cst.Attribute | cst.Subscript)]
     if len(calls) != 1:
         return None
-    arg = calls[0].args[0]
-    code = ctx.code(arg.value)
+    call = calls[0]
+    assert isinstance(call.func, cst.Attribute)
+    code, model = ctx.code(call.args[0].value), ctx.code(call.func.value)
+    scope = ctx.enclosing(call, cst.FunctionDef)
+    same = [c for c in ctx.nodes(m.Call(func=m.Attribute(attr=m.Name("apply"))))
+            if isinstance(c, cst.Call) and c.args and c.args[0].keyword is None and not c.args[0].star
+            and isinstance(c.func, cst.Attribute) and ctx.code(c.func.value) == model
+            and ctx.code(c.args[0].value) == code]
+    if call not in same:
+        same.append(call)
     wrapped = cst.parse_expression(f"{{'params': {code}}}")
-    return Edit(ctx.replace(arg.value, wrapped), "safe",
-                f"`{code}` is the parameter collection: `apply` takes a dict of collections, `{{'params': …}}`.")
+    source = ctx.replace_many([(c.args[0].value, wrapped) for c in same])
+    summary = f"`{code}` is the parameter collection: `apply` takes a dict of collections, `{{'params': …}}`"
+    if len(same) == 1:
+        return Edit(source, "safe", summary + ".")
+    summary += f"; every `{model}.apply({code}, …)` of the cell is wrapped ({len(same)} calls)"
+    if all(ctx.enclosing(c, cst.FunctionDef) is scope for c in same):
+        return Edit(source, "safe", summary + ".")
+    return Edit(source, "review", summary + f": check that `{code}` is the parameter collection at each of them.")
 
 
 @rule("flax-unwrap-variables")
