@@ -68,7 +68,7 @@ def main() -> None:
         got = [s["right"] for _, d, s in rows if lo <= d["confidence"] < hi]
         print(f"  [{lo:.2f}, {min(hi, 1.0):.2f})  {len(got):3}  {sum(got) / max(1, len(got)):.2f}")
     if args.misses:
-        for item, d, s in rows:
+        for item, _d, s in rows:
             bad = [k for k in ("record", "site", "library", "user frame") if s[k] is False]
             if bad:
                 print(f"MISS {item['url']}: {', '.join(bad)}")
