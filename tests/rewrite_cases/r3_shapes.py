@@ -807,6 +807,36 @@ CASES = [
         out = jax.vmap(lambda x, s: model(x, s), in_axes=(0, None))(xs, 1.0)
         """,
     ),
+    case(
+        "r3-nnx-cond-zero-branch", "cond-branch-output-types", setup=NNX,
+        # nnx.cond hands the module to each branch and returns its state with the output ("at path [1]")
+        cell="""
+        class Head(nnx.Module):
+            def __init__(self, rngs):
+                self.lin = nnx.Linear(2, 1, rngs=rngs)
+
+            def __call__(self, x, use):
+                return nnx.cond(use, lambda m, x: m.lin(x).sum(), lambda m, x: 0, self, x)
+
+        head = Head(nnx.Rngs(0))
+        on, off = head(jnp.ones(2), jnp.array(True)), head(jnp.ones(2), jnp.array(False))
+        """,
+        check="""
+        ref = float((np.ones(2) @ np.asarray(head.lin.kernel[...]) + np.asarray(head.lin.bias[...])).sum())
+        assert abs(float(on) - ref) < 1e-5 and float(off) == 0.0, (on, off, ref)
+        """,
+        wrong_fix="""
+        class Head(nnx.Module):
+            def __init__(self, rngs):
+                self.lin = nnx.Linear(2, 1, rngs=rngs)
+
+            def __call__(self, x, use):
+                return nnx.cond(use, lambda m, x: m.lin(x).sum(), lambda m, x: m.lin(x).sum(), self, x)
+
+        head = Head(nnx.Rngs(0))
+        on, off = head(jnp.ones(2), jnp.array(True)), head(jnp.ones(2), jnp.array(False))
+        """,
+    ),
     # ================================================================== Equinox
     case(
         "r3-eqx-vmap-module-bias", "vmap-in-axes-length-mismatch", setup=EQX,
@@ -1145,6 +1175,63 @@ CASES = [
 
         def forward(W, b, xs):
             return jax.vmap(dense, in_axes=(0, None, None))(xs, W, b)
+        """,
+    ),
+    # ================================================================== defined in an earlier cell, jitted in this one
+    case(
+        "r3-ran-cell-jit-positions", "concretization-arange",
+        # the frame is in the earlier cell's function; the jit to change is in the cell that ran
+        setup=earlier("""
+        def positions(seq_len, d_model):
+            pos = jnp.arange(seq_len)[:, None]
+            i = jnp.arange(d_model)[None, :]
+            return jnp.sin(pos / 10000 ** (i / d_model))
+        """),
+        cell="""
+        pe = jax.jit(positions)(16, 8)
+        """,
+        check="""
+        ref = np.sin(np.arange(16)[:, None] / 10000 ** (np.arange(8)[None, :] / 8))
+        np.testing.assert_allclose(np.asarray(pe), ref, rtol=1e-5, atol=1e-6)
+        """,
+        wrong_fix="""
+        pe = positions(16, 4)
+        """,
+    ),
+    case(
+        "r3-ran-cell-jit-assigned-pad", "shape-not-concrete",
+        setup=earlier("""
+        def pad(x, n):
+            return jnp.zeros(n).at[: x.shape[0]].set(x)
+        """),
+        cell="""
+        pad_j = jax.jit(pad)
+        out = pad_j(jnp.array([1.0, 2.0]), 4)
+        """,
+        check="""
+        np.testing.assert_allclose(np.asarray(out), [1.0, 2.0, 0.0, 0.0])
+        """,
+        wrong_fix="""
+        pad_j = jax.jit(pad, static_argnames="n")
+        out = pad_j(jnp.array([1.0, 2.0]), 2)
+        """,
+    ),
+    case(
+        "r3-ran-cell-jit-power-count", "tracer-integer-conversion",
+        setup=earlier("""
+        def power(x, n):
+            for _ in range(n):
+                x = x * x
+            return x
+        """),
+        cell="""
+        out = jax.jit(power)(jnp.float32(1.5), 3)
+        """,
+        check="""
+        assert abs(float(out) - 1.5 ** 8) < 1e-3, out
+        """,
+        wrong_fix="""
+        out = jax.jit(power, static_argnames="n")(jnp.float32(1.5), 2)
         """,
     ),
     # ================================================================== defined in an earlier cell, used from this one

@@ -47,10 +47,10 @@ class Rewrite:
     @property
     def where(self) -> str:
         """Which cell this fixes, in words: "Cell In[3]", or when the code to fix is defined in an earlier cell
-        than the one that ran, "Cell In[3] (an earlier cell: the code to fix is defined there; Cell In[5] ran it)"."""
+        than the one that ran, "Cell In[3] — an earlier cell: the code to fix is defined there, Cell In[5] ran it"."""
         if not self.ran:
             return self.label
-        return f"{self.label} (an earlier cell: the code to fix is defined there; {self.ran} ran it)"
+        return f"{self.label} — an earlier cell: the code to fix is defined there, {self.ran} ran it"
 
     def to_dict(self) -> dict[str, Any]:
         return {"cell": self.cell, "diff": self.diff, "safety": self.safety, "summary": self.summary,

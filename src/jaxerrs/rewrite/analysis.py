@@ -865,6 +865,30 @@ def defining_context(ctx: Context, value: Any) -> Context | None:
     return memo[where[0]]
 
 
+def ran_context(ctx: Context) -> Context | None:
+    """A context for the cell that ran, when ``ctx`` is of an earlier cell whose code it called (``ctx.ran``):
+    the jit or the call that belongs to the failing function may be written there."""
+    from jaxerrs.rewrite.context import Context, cell_source, is_cell
+
+    if not ctx.ran or ctx.exc is None:
+        return None
+    memo = _analysis(ctx).cells
+    if "<ran>" not in memo:
+        other = None
+        tb = ctx.exc.__traceback__
+        while tb is not None and not is_cell(tb.tb_frame.f_code.co_filename):
+            tb = tb.tb_next
+        source = cell_source(tb.tb_frame.f_code.co_filename) if tb is not None else None
+        if source and source.strip() != ctx.source.strip() and len(source) <= 200_000:
+            other = Context(source=source, line=None, error_class=ctx.error_class, message=ctx.message,
+                            values=ctx.values, record_id=ctx.record_id, exc=ctx.exc, namespace=ctx.namespace,
+                            locals=None, label=ctx.ran)
+            if other.module is None:
+                other = None
+        memo["<ran>"] = other
+    return memo["<ran>"]
+
+
 def def_at(ctx: Context, name: str, line: int | None = None) -> cst.FunctionDef | None:
     """The def named ``name`` of the cell (the one starting at ``line`` when several have that name)."""
     defs = [f for f in ctx.nodes(cst.FunctionDef) if f.name.value == name]  # type: ignore[attr-defined]

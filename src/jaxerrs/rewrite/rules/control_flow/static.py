@@ -6,6 +6,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from jaxerrs.rewrite import Edit
+from jaxerrs.rewrite.analysis import ran_context
 from jaxerrs.rewrite.context import Context
 from jaxerrs.rewrite.jit_static import STATIC_JITS, JitSite, find_jit, jit_kind, make_static, static_kw
 from jaxerrs.rewrite.names import refers_to
@@ -111,19 +112,25 @@ def static_arg(ctx: Context) -> Edit | None:
     positional = [x.name.value for x in (*fn.params.posonly_params, *fn.params.params)]
     index = positional.index(name) if name in positional else None
     site = find_jit(ctx, fn, others=True, anywhere=True)
-    if site is None or _passes_array(ctx, fn, site, name, index):
+    home = None  # the cell that ran, when the function an earlier cell defined is jitted there
+    if site is None and not fn.decorators:
+        home = ran_context(ctx)
+        site = find_jit(home, fn, others=True, anywhere=True) if home is not None else None
+    jctx = home or ctx
+    if site is None or _passes_array(jctx, fn, site, name, index):
         return None
     if site.decorator is not None and site.call is site.node and jit_kind(ctx, site.call.func) in STATIC_JITS:
         return None  # jax.jit(...) as a decorator factory: leave it alone
     nums, names = static_kw(site.call, "static_argnums"), static_kw(site.call, "static_argnames")
     if index is None and nums is not None and nums[1] is not None and names == ([], None):
         return None  # a keyword-only parameter cannot join static_argnums alone
-    made = make_static(ctx, site, [name])
+    made = make_static(jctx, site, [name])
     if made is None:
         return None
     old, new, imports = made
     dtype = str(getattr(ctx.locals.get(name), "dtype", "")) if ctx.locals else ""
     pytype = "bool" if dtype == "bool" else "int"
-    return Edit(_edit(ctx, {old: new}, imports), "review",
-                f"`{name}` is now a static argument of `{fn.name.value}`: pass a plain Python {pytype}; "
-                "each new value compiles the function again.")
+    where = f" (in {home.label}, where it is jitted)" if home is not None else ""
+    return Edit(_edit(jctx, {old: new}, imports), "review",
+                f"`{name}` is now a static argument of `{fn.name.value}`{where}: pass a plain Python {pytype}; "
+                "each new value compiles the function again.", where=home)

@@ -191,15 +191,18 @@ def _tree_uses(ctx: Context) -> dict[tuple[int, str], list[cst.Call]]:
             if k is not None:
                 direct.setdefault(k, []).append(call)
     out = dict(direct)
+    by_callee: dict[str, list[cst.Call]] = {}
+    for call in ctx.nodes(cst.Call):
+        if isinstance(call.func, cst.Name):  # type: ignore[attr-defined]
+            by_callee.setdefault(call.func.value, []).append(call)  # type: ignore[attr-defined]
     for fn in ctx.nodes(cst.FunctionDef):
         assert isinstance(fn, cst.FunctionDef)
         params = [p.name.value for p in fn.params.params]
         used = [i for i, p in enumerate(params) if (id(fn), p) in direct]
         if not used:
             continue
-        for call in ctx.nodes(cst.Call):
-            assert isinstance(call, cst.Call)
-            if not m.matches(call.func, m.Name(fn.name.value)) or any(a.star for a in call.args):
+        for call in by_callee.get(fn.name.value, []):
+            if any(a.star for a in call.args):
                 continue
             for i in used:
                 arg = next((a.value for a in call.args if a.keyword is not None and a.keyword.value == params[i]), None)
@@ -358,7 +361,20 @@ def _state_like(ctx: Context, key: tuple[int, str]) -> bool:
 
 
 def _sources(ctx: Context) -> list[Source]:
-    """Every comprehension of the cell whose result is mapped as a tree against others."""
+    """Every comprehension (or list display) of the cell whose result is mapped as a tree against others;
+    computed once per context."""
+    cached = ctx.__dict__.get("_tree_sources")
+    if cached is not None:
+        return cached
+    if ctx.module is None or not m.findall(ctx.module, m.ListComp() | m.List() | m.Call(func=m.Name("list"))):
+        ctx.__dict__["_tree_sources"] = []  # nothing that builds a list: no metadata needed to know it
+        return []
+    out = _find_sources(ctx)
+    ctx.__dict__["_tree_sources"] = out
+    return out
+
+
+def _find_sources(ctx: Context) -> list[Source]:
     uses = _tree_uses(ctx)
     out = []
     for a in ctx.nodes(cst.Assign):

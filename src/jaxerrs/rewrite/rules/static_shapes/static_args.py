@@ -9,6 +9,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from jaxerrs.rewrite import Edit
+from jaxerrs.rewrite.analysis import ran_context
 from jaxerrs.rewrite.context import Context
 from jaxerrs.rewrite.jit_static import (
     JitSite,
@@ -97,6 +98,7 @@ class _Static:
     fn: cst.FunctionDef
     site: JitSite
     params: list[str]
+    home: Context | None = None  # the cell the jit is written in, when not the function's (the cell that ran)
 
 
 def _static_target(ctx: Context) -> _Static | None:
@@ -130,6 +132,11 @@ def _static_target(ctx: Context) -> _Static | None:
         if fn is None:
             return None
     site = find_jit(ctx, fn)
+    if site is None and not fn.decorators:
+        # a function an earlier cell defined, jitted in the cell that ran it: `jax.jit(positions)(16, 8)`
+        ran = ran_context(ctx)
+        site = find_jit(ran, fn) if ran is not None else None
+        return _Static(fn, site, params, ran) if site is not None else None
     if site is None:
         return None
     return _Static(fn, site, params)
@@ -284,19 +291,20 @@ def static_argnames(ctx: Context) -> Edit | None:
             if not is_tracer(v) or getattr(v, "shape", None) != ():
                 return None  # an array (data), not a size
             weak = weak and bool(getattr(getattr(v, "aval", None), "weak_type", False))
-    made = make_static(ctx, site, params)
+    jctx = target.home or ctx  # the cell the jit and its calls are written in
+    made = make_static(jctx, site, params)
     if made is None:
         return None
     old, new, imports = made
     pairs: list[tuple[cst.CSTNode, cst.CSTNode]] = [(old, new)]
     safe = weak
     notes = set()
-    sites = _call_sites(ctx, site)
+    sites = _call_sites(jctx, site)
     if not sites:
         safe = False
     for call in sites:
-        caller = ctx.enclosing(call, cst.FunctionDef)
-        if caller is not None and _within(ctx, call, fn):
+        caller = jctx.enclosing(call, cst.FunctionDef)
+        if caller is not None and _within(jctx, call, fn):
             return None  # recursion
         inside = caller is not None
         for p in params:
@@ -306,35 +314,37 @@ def static_argnames(ctx: Context) -> Edit | None:
             if arg is None:
                 continue
             assert isinstance(arg, cst.Arg)
-            kind = _py_value(ctx, arg.value, inside)
+            kind = _py_value(jctx, arg.value, inside)
             if kind == "py":
                 continue
-            if inside and isinstance(caller, cst.FunctionDef) and _transformed(ctx, caller):
+            if inside and isinstance(caller, cst.FunctionDef) and _transformed(jctx, caller):
                 return None  # the caller is traced itself: its value would be a tracer too
             if kind in ("wrapped", "scalar-array") and site.method:
                 return None  # ``obj.name(...)`` may be another object's method: leave call sites alone
             if kind == "wrapped":
                 assert isinstance(arg.value, cst.Call)
-                if call is site.inline and _within(ctx, old, call):
+                if call is site.inline and _within(jctx, old, call):
                     return None
                 pairs.append((arg.value, arg.value.args[0].value))
                 notes.add(f"the call now passes `{p}` as a plain Python int")
             elif kind == "scalar-array" and not inside:
                 pairs.append((arg.value, cst.Call(func=cst.Name("int"), args=[cst.Arg(arg.value)])))
-                notes.add(f"the call now passes `int({ctx.code(arg.value)})`")
+                notes.add(f"the call now passes `int({jctx.code(arg.value)})`")
             elif kind in ("array", "scalar-array"):
                 return None  # array data cannot be static
             safe = False
     if site.inline is not None and len(pairs) > 1:
         return None
-    source = ctx.replace_many(pairs, imports=imports)
+    source = jctx.replace_many(pairs, imports=imports)
     who = fn.name.value
     names = ", ".join(f"`{p}`" for p in params)
-    summary = (f"{names} {'is' if len(params) == 1 else 'are'} now static in `{site.kind.replace('flax.', '')}` of `{who}`: "
+    jit = site.kind.replace("flax.", "")
+    where = f" (in {jctx.label}, where `{who}` is jitted)" if target.home is not None else ""
+    summary = (f"{names} {'is' if len(params) == 1 else 'are'} now static in `{jit}` of `{who}`{where}: "
                f"each new value compiles `{who}` once more")
     if notes:
         summary += "; " + "; ".join(sorted(notes))
         safe = False
     if not safe:
         summary += f"; check every call passes a Python int (not an array) for {names}"
-    return Edit(source, "safe" if safe else "review", summary + ".", cause=found.key)
+    return Edit(source, "safe" if safe else "review", summary + ".", cause=found.key, where=target.home)

@@ -11,6 +11,7 @@ from jaxerrs.rewrite import Edit
 from jaxerrs.rewrite.analysis import references
 from jaxerrs.rewrite.context import Context
 from jaxerrs.rewrite.cst_tools import positional_args
+from jaxerrs.rewrite.names import full_name
 from jaxerrs.rewrite.rules import rule
 from jaxerrs.rewrite.rules.transforms.common import (
     _DTYPES,
@@ -163,7 +164,7 @@ def branch_dtype(ctx: Context) -> Edit | None:
     ``jnp.float32(0)``, a scalar placeholder -> ``jnp.zeros_like(v)``, an integer result -> ``.astype``."""
     cm, sm = _COND.search(ctx.message), _SWITCH.search(ctx.message)
     if cm:
-        calls = _calls_at_line(ctx, {"jax.lax.cond"})
+        calls = _calls_at_line(ctx, {"jax.lax.cond", "flax.nnx.cond"})
         if not calls:
             return None
         call = calls[0]
@@ -173,7 +174,7 @@ def branch_dtype(ctx: Context) -> Edit | None:
         exprs, operands, mm = [pos[1].value, pos[2].value], pos[3:], cm
         idx = (0, 1)
     elif sm:
-        calls = _calls_at_line(ctx, {"jax.lax.switch"})
+        calls = _calls_at_line(ctx, {"jax.lax.switch", "flax.nnx.switch"})
         if not calls:
             return None
         call = calls[0]
@@ -193,6 +194,11 @@ def branch_dtype(ctx: Context) -> Edit | None:
     else:
         return None
     path = _path(mm.group("path") or "")
+    if path is not None and full_name(ctx, call.func, keep=True).startswith("flax.nnx."):
+        # nnx.cond/nnx.switch return (module state, the branch's output): the user's output is at [1]
+        if not path or path[0] != 1:
+            return None
+        path = path[1:]
     ta, tb = _parse_type(mm.group("a")), _parse_type(mm.group("b"))
     if path is None or ta is None or tb is None:
         return None
