@@ -31,7 +31,7 @@ LIBRARIES = {"flax", "optax", "equinox", "orbax", "chex"}
 def score(item: dict, d: dict) -> dict[str, bool | None]:
     """Each figure's verdict for one item (None: the item does not count for that figure)."""
     ok_records = {item["expected_record"], *(item.get("also_ok_records") or [])} - {None}
-    record = (d["record"] or {}).get("id") if isinstance(d["record"], dict) else d["record"]
+    record = (d["record"] or {}).get("id")
     exp_site, site = item["expected_site"], d["site"]
     site_ok = (site is not None and exp_site is not None and site["path"] == exp_site["path"]
                and same_function(exp_site["function"], site["function"]))

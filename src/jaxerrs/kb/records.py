@@ -414,6 +414,11 @@ def _build(data: dict[str, Any], where: str) -> Record:
     if "cases" in variant:
         lists["cases"] = list(variant["cases"])
     legacy, ranges = _legacy(data, where)
+    demos = data.get("demos") or []
+
+    def here(entry: dict[str, Any]) -> bool:  # a demo or near miss for the installed release
+        return not version or not entry.get("jax") or _in_range(version, entry["jax"])
+
     all_sites = [SiteRef(x["path"], x["function"], str(x.get("jax", ""))) for x in data.get("sites") or []]
     sites = [s for s in all_sites if not s.jax or not version or _in_range(version, s.jax)]
     return Record(
@@ -452,13 +457,10 @@ def _build(data: dict[str, Any], where: str) -> Record:
                for n in data.get("needs") or []],
         rewrite=[data["rewrite"]] if isinstance(data.get("rewrite"), str) else list(data.get("rewrite") or []),
         demos=[Demo(d["solution"], d["case"], d["code"].strip("\n"), d["check"].strip("\n"), str(d.get("jax", "")))
-               for d in data.get("demos") or [] if not version or not d.get("jax") or _in_range(version, d["jax"])],
+               for d in demos if here(d)],
         near_misses=[NearMiss(n["code"].strip("\n"), n["record"], str(n.get("jax", "")))
-                     for n in data.get("near_misses") or []
-                     if not version or not n.get("jax") or _in_range(version, n["jax"])],
-        demoed_elsewhere=sorted({d["solution"] for d in data.get("demos") or []}
-                                - {d["solution"] for d in data.get("demos") or []
-                                   if not version or not d.get("jax") or _in_range(version, d["jax"])}),
+                     for n in data.get("near_misses") or [] if here(n)],
+        demoed_elsewhere=sorted({d["solution"] for d in demos} - {d["solution"] for d in demos if here(d)}),
     )
 
 

@@ -187,8 +187,13 @@ def optax_pass_params(ctx: Context) -> Edit | None:
 # ---------------------------------------------------------------------------------------------- Flax
 
 
+def _variables_first(call: cst.Call) -> bool:
+    """``….apply(VARIABLES, …)``: the variables passed first, by position."""
+    return bool(call.args) and call.args[0].keyword is None and not call.args[0].star
+
+
 def _apply_calls(ctx: Context) -> list[cst.Call]:
-    return [c for c in _calls_at_line(ctx, "apply") if c.args and c.args[0].keyword is None and not c.args[0].star]
+    return [c for c in _calls_at_line(ctx, "apply") if _variables_first(c)]
 
 
 @rule("flax-wrap-params")
@@ -211,18 +216,14 @@ def flax_wrap_params(ctx: Context) -> Edit | None:
     assert isinstance(call.func, cst.Attribute)
     code, model = ctx.code(call.args[0].value), ctx.code(call.func.value)
     scope = ctx.enclosing(call, cst.FunctionDef)
-    same = [c for c in ctx.nodes(m.Call(func=m.Attribute(attr=m.Name("apply"))))
-            if isinstance(c, cst.Call) and c.args and c.args[0].keyword is None and not c.args[0].star
-            and isinstance(c.func, cst.Attribute) and ctx.code(c.func.value) == model
-            and ctx.code(c.args[0].value) == code]
-    if call not in same:
-        same.append(call)
+    same = [c for c in ctx.nodes(m.Call(func=m.Attribute(attr=m.Name("apply"))))  # the failing call among them
+            if isinstance(c, cst.Call) and _variables_first(c) and isinstance(c.func, cst.Attribute)
+            and ctx.code(c.func.value) == model and ctx.code(c.args[0].value) == code]
     wrapped = cst.parse_expression(f"{{'params': {code}}}")
     source = ctx.replace_many([(c.args[0].value, wrapped) for c in same])
     summary = f"`{code}` is the parameter collection: `apply` takes a dict of collections, `{{'params': …}}`"
-    if len(same) == 1:
-        return Edit(source, "safe", summary + ".")
-    summary += f"; every `{model}.apply({code}, …)` of the cell is wrapped ({len(same)} calls)"
+    if len(same) > 1:
+        summary += f"; every `{model}.apply({code}, …)` of the cell is wrapped ({len(same)} calls)"
     if all(ctx.enclosing(c, cst.FunctionDef) is scope for c in same):
         return Edit(source, "safe", summary + ".")
     return Edit(source, "review", summary + f": check that `{code}` is the parameter collection at each of them.")
