@@ -49,6 +49,12 @@ _CONFIG_FLAGS = (
 
 def _run(code: str) -> BaseException | None:
     """Run ``code`` in a fresh namespace; restore the JAX config flags it may have changed."""
+    return _run_checked(code, "")[0]
+
+
+def _run_checked(code: str, check: str) -> tuple[BaseException | None, BaseException | None]:
+    """Run ``code``, then ``check`` in the same namespace (each once): (what code raised, what check raised).
+    The check does not run when the code raised. JAX config flags the two changed are restored."""
     import jax
 
     saved = {}
@@ -57,17 +63,24 @@ def _run(code: str) -> BaseException | None:
             saved[name] = getattr(jax.config, name)
         except AttributeError:
             pass
+    namespace = {"__name__": "__jaxerrs_check__"}
     try:
-        exec(compile(code, "<reproducer>", "exec", dont_inherit=True), {"__name__": "__jaxerrs_check__"})
-    except Exception as e:  # noqa: BLE001 - any error is the answer
-        return e
+        try:
+            exec(compile(code, "<reproducer>", "exec", dont_inherit=True), namespace)
+        except Exception as e:  # noqa: BLE001 - any error is the answer
+            return e, None
+        if check:
+            try:
+                exec(compile(check, "<check>", "exec", dont_inherit=True), namespace)
+            except Exception as e:  # noqa: BLE001
+                return None, e
+        return None, None
     finally:
         for name, value in saved.items():
             try:
                 jax.config.update(name, value)
             except Exception:  # noqa: BLE001
                 pass
-    return None
 
 
 def _record_class(record: Record) -> type | None:
@@ -248,10 +261,10 @@ def check_record(record: Record) -> Result:
         c["fix.before raises"] = _raised(before, record)
         if before is not None:
             c["fix.before diagnosed"] = _home(diagnose_exception(before), record)
-    after = _run(record.fix.after)
+    checked = record.fix.check if record.verified != "message" else ""
+    after, failed = _run_checked(record.fix.after, checked)
     c["fix.after runs clean"] = "ok" if after is None else f"raised {type(after).__name__}: {str(after)[:200]}"
-    if record.fix.check and after is None and record.verified != "message":
-        failed = _run(record.fix.after + "\n" + record.fix.check)
+    if checked and after is None:
         c["fix.check passes"] = "ok" if failed is None else f"{type(failed).__name__}: {str(failed)[:200]}"
     if record.reviewed:
         _reviewed_checks(record, c)
@@ -340,11 +353,10 @@ def _demo_checks(record: Record, c: dict[str, str]) -> None:
     and every solution that shows code is demonstrated."""
     for i, d in enumerate(record.demos, 1):
         label = f"demo {i} (solution {d.solution} on case {d.case})"
-        exc = _run(d.code)
+        exc, failed = _run_checked(d.code, d.check)
         if exc is not None:
             c[label] = f"raised {type(exc).__name__}: {str(exc)[:200]}"
             continue
-        failed = _run(d.code + "\n" + d.check)
         c[label] = "ok" if failed is None else f"check failed: {type(failed).__name__}: {str(failed)[:200]}"
     if not record.demos:
         return
