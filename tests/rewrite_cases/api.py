@@ -1747,4 +1747,25 @@ CASES = [
         params = [jnp.zeros((s, s)) for s in sizes]
         """,
     ),
+    case(
+        "list-of-scores-argmax-and-max", "jnp-list-argument", setup=SETUP,
+        cell="""
+        scores = []
+        for w in [0.5, 1.5, 1.0]:
+            scores.append(jnp.exp(-(w - 1.2) ** 2))
+        best = jnp.argmax(scores)
+        top = jnp.max(scores)
+        """,
+        check="""
+        ref = np.exp(-(np.array([0.5, 1.5, 1.0]) - 1.2) ** 2)
+        assert int(best) == int(np.argmax(ref))
+        np.testing.assert_allclose(float(top), ref.max(), rtol=1e-6)
+        """,
+        wrong_fix="""
+        scores = []
+        for w in [0.5, 1.5, 1.0]:
+            scores.append(jnp.exp(-(w - 1.2) ** 2))
+        best = jnp.argmax(jnp.asarray(scores))
+        """,
+    ),
 ]

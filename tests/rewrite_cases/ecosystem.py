@@ -272,4 +272,28 @@ CASES = [
         k0 = np.asarray(model.kernel[...]).copy()
         """,
     ),
+    case(
+        "nnx-two-optimizers-without-wrt", "flax-nnx-optimizer-needs-wrt", setup=NNX,
+        cell="""
+        encoder = nnx.Linear(3, 2, rngs=nnx.Rngs(0))
+        decoder = nnx.Linear(2, 3, rngs=nnx.Rngs(1))
+        enc_opt = nnx.Optimizer(encoder, optax.sgd(0.5))
+        dec_opt = nnx.Optimizer(decoder, optax.sgd(0.5))
+        x = jnp.ones((4, 3))
+        d0 = np.asarray(decoder.kernel[...]).copy()
+        grads = nnx.grad(lambda d: jnp.mean((d(encoder(x)) - x) ** 2))(decoder)
+        dec_opt.update(decoder, grads)
+        """,
+        check="""
+        g = np.asarray(grads["kernel"][...])
+        np.testing.assert_allclose(np.asarray(decoder.kernel[...]), d0 - 0.5 * g, rtol=1e-5, atol=1e-7)
+        assert int(enc_opt.step[...]) == 0 and int(dec_opt.step[...]) == 1
+        """,
+        wrong_fix="""
+        encoder = nnx.Linear(3, 2, rngs=nnx.Rngs(0))
+        decoder = nnx.Linear(2, 3, rngs=nnx.Rngs(1))
+        enc_opt = nnx.Optimizer(encoder, optax.sgd(0.5), wrt=nnx.Param)
+        dec_opt = nnx.Optimizer(decoder, optax.sgd(0.5))
+        """,
+    ),
 ]

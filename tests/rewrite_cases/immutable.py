@@ -134,4 +134,63 @@ CASES = [
         grid = grid.at[0, 0].set(1.0)
         """,
     ),
+    # ------------------------------------------------------------------ siblings: another array of the scope
+    case(
+        "two-buffers-jitted-loop", "jax-array-immutable-setitem", setup=SETUP,
+        cell="""
+        @jax.jit
+        def running_stats(xs):
+            means = jnp.zeros(xs.shape[0])
+            maxes = jnp.zeros(xs.shape[0])
+            for k in range(xs.shape[0]):
+                means[k] = jnp.mean(xs[: k + 1])
+                maxes[k] = jnp.max(xs[: k + 1])
+            return means, maxes
+
+        m, mx = running_stats(jnp.array([3.0, 1.0, 4.0, 1.0, 5.0]))
+        """,
+        check="""
+        v = np.array([3.0, 1.0, 4.0, 1.0, 5.0])
+        np.testing.assert_allclose(np.asarray(m), [v[: k + 1].mean() for k in range(5)], rtol=1e-6)
+        np.testing.assert_allclose(np.asarray(mx), np.maximum.accumulate(v))
+        """,
+        wrong_fix="""
+        @jax.jit
+        def running_stats(xs):
+            means = jnp.zeros(xs.shape[0])
+            maxes = jnp.zeros(xs.shape[0])
+            for k in range(xs.shape[0]):
+                means = means.at[k].set(jnp.mean(xs[: k + 1]))
+            return means, maxes
+
+        m, mx = running_stats(jnp.array([3.0, 1.0, 4.0, 1.0, 5.0]))
+        """,
+    ),
+    case(
+        "jax-buffer-beside-numpy-buffer", "jax-array-immutable-setitem", setup=SETUP,
+        cell="""
+        steps = 6
+        log_np = np.zeros(steps)      # a NumPy log: stores into it are fine
+        traj = jnp.zeros(steps)
+        x = 1.0
+        for t in range(steps):
+            x = 0.5 * x + 1.0
+            log_np[t] = x
+            traj[t] = x
+        """,
+        check="""
+        ref, x = np.zeros(6), 1.0
+        for t in range(6):
+            x = 0.5 * x + 1.0
+            ref[t] = x
+        np.testing.assert_allclose(np.asarray(traj), ref, rtol=1e-6)
+        np.testing.assert_allclose(log_np, ref)
+        assert isinstance(log_np, np.ndarray)
+        """,
+        wrong_fix="""
+        steps = 6
+        log_np = jnp.zeros(steps)
+        traj = jnp.zeros(steps)
+        """,
+    ),
 ]

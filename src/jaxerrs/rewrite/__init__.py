@@ -115,7 +115,7 @@ def apply_rules(ctx: Context, names: list[str]) -> Rewrite | None:
     the context's (``Edit.where``: the earlier cell that defines a branch, a body, a vmapped function): the
     rewrite is then of that cell, and says so.
     """
-    from jaxerrs.rewrite.rules import DETECTORS, RULES
+    from jaxerrs.rewrite.rules import DETECTORS, RULES, SIBLINGS
 
     if ctx.module is None:  # the cell is not Python LibCST can parse
         return None
@@ -136,6 +136,11 @@ def apply_rules(ctx: Context, names: list[str]) -> Rewrite | None:
         detect = DETECTORS.get(name)
         if detect is not None and not _cause_gone(base, detect, edit, fixed):
             continue
+        if name in SIBLINGS:
+            got = _with_siblings(base, rule, detect, SIBLINGS[name], edit, fixed)
+            if got is None:
+                continue
+            edit, fixed = got
         return Rewrite(fixed, unified_diff(base.source, fixed, base.label or "cell"), edit.safety,
                        edit.summary, name, base.label, base.ran)
     return None
@@ -156,6 +161,48 @@ def _cause_gone(ctx: Context, detect: Any, edit: Edit, fixed: str) -> bool:
         return not detect(after, key)
     except Exception:  # noqa: BLE001 - a detection that breaks cannot vouch for the edit
         return False
+
+
+def _with_siblings(ctx: Context, rule: Any, detect: Any, siblings: Any, edit: Edit, fixed: str,
+                   limit: int = 8) -> tuple[Edit, str] | None:
+    """The edit extended to the cell's other instances of the same error (``rules.SIBLINGS``), each fixed by
+    the same rule at its own line; None when one of them cannot be fixed (the cell would fail on it next).
+    The safety is the weakest of the edits."""
+    try:
+        keys = [k for k in siblings(ctx) if k != edit.cause]
+    except Exception:  # noqa: BLE001 - siblings that cannot be read are not proven: the edit stands alone
+        return edit, fixed
+    edits, at = [edit], []
+    cur = ctx.derive(fixed)
+    for key in keys:
+        for _ in range(limit):
+            found = detect(cur, key) if cur.module is not None else None
+            if not found:
+                break
+            if found.unfixable or not found.fixable:
+                return None
+            line = cur.span(found.fixable[0])[0]
+            try:
+                more = rule(cur.derive(cur.source, line=line))
+            except Exception:  # noqa: BLE001
+                more = None
+            if more is None or more.safety not in SAFETIES or more.where is not None:
+                return None
+            at.append(cur.source.splitlines()[line - 1].strip())
+            cur = cur.derive(cur.restore(more.source))
+            edits.append(more)
+        else:
+            return None
+    if len(edits) == 1:
+        return edit, fixed
+    if not _compiles(cur.source):
+        return None
+    safety = "review" if any(e.safety == "review" for e in edits) else "safe"
+    notes = [e.summary for e in edits if e.safety == "review"]
+    where = ", ".join(f"`{t[:60]}`" for t in at[:3]) + (" ..." if len(at) > 3 else "")
+    summary = edit.summary.rstrip(".") + f"; the same fix at {where}, which would fail the same way next"
+    summary += f" ({notes[0].rstrip('.')})." if notes and edit.safety != "review" else "."
+    return Edit(cur.source, safety, summary, cause=edit.cause, where=edit.where), cur.source
 
 
 def _compiles(source: str) -> bool:

@@ -44,15 +44,23 @@ class Found:
 # what is left of that cause in ``ctx``'s cell (an empty or None result: nothing left).
 Detect = Callable[["Context", "Hashable | None"], "Found | None"]
 DETECTORS: dict[str, Detect] = {}
+# siblings(ctx): the keys (for the rule's detection) of the other causes of the same kind in the cell that
+# provably raise the same error when reached (another array of the same scope, the same list passed again):
+# fixed with the failing one, or the cell would fail again on the next of them.
+Siblings = Callable[["Context"], "list[Hashable]"]
+SIBLINGS: dict[str, Siblings] = {}
 
 
-def rule(name: str, detect: Detect | None = None) -> Callable[[Rule], Rule]:
+def rule(name: str, detect: Detect | None = None, siblings: Siblings | None = None) -> Callable[[Rule], Rule]:
     """Register a rule under ``name`` (the value a record's ``rewrite`` field uses).
 
     ``detect`` is the family's detection (see :class:`Found`): the rule builds its edit from it, and
     :func:`jaxerrs.rewrite.apply_rules` runs it again on the edited cell; an edit after which the same
-    cause is still found is not offered.
+    cause is still found is not offered. ``siblings`` (needs ``detect``) names the cell's other instances
+    of the same error, which :func:`jaxerrs.rewrite.apply_rules` fixes too (or offers nothing).
     """
+    if siblings is not None and detect is None:
+        raise ValueError(f"rewrite rule {name!r}: siblings need a detection to find them again")
 
     def register(fn: Rule) -> Rule:
         if name in RULES:
@@ -60,6 +68,8 @@ def rule(name: str, detect: Detect | None = None) -> Callable[[Rule], Rule]:
         RULES[name] = fn
         if detect is not None:
             DETECTORS[name] = detect
+        if siblings is not None:
+            SIBLINGS[name] = siblings
         return fn
 
     return register

@@ -17,7 +17,7 @@ from jaxerrs.rewrite.context import Context, dotted_name
 from jaxerrs.rewrite.cst_tools import keyword_arg
 from jaxerrs.rewrite.jit_static import is_jit
 from jaxerrs.rewrite.names import full_name
-from jaxerrs.rewrite.rules import rule
+from jaxerrs.rewrite.rules import Found, rule
 from jaxerrs.rewrite.values import MISSING, lookup
 
 
@@ -331,7 +331,30 @@ def _same_model(ctx: Context, call: cst.Call, opt: str, model: str) -> bool:
     return True
 
 
-@rule("nnx-optimizer-wrt")
+_OPTIMIZER = ("flax.nnx.Optimizer", "nnx.Optimizer")
+
+
+def _optimizers_without_wrt(ctx: Context, calls: list[cst.CSTNode]) -> list[cst.Call]:
+    return [c for c in calls if isinstance(c, cst.Call) and full_name(ctx, c.func, keep=True) in _OPTIMIZER
+            and not any(a.keyword is not None and a.keyword.value == "wrt" for a in c.args)]
+
+
+def detect_optimizer_wrt(ctx: Context, key: object = None) -> Found | None:
+    """With a key: every ``nnx.Optimizer(...)`` of the cell still built without ``wrt``."""
+    if key is None or ctx.module is None:
+        return None
+    return Found(key, fixable=_optimizers_without_wrt(ctx, ctx.nodes(cst.Call)))
+
+
+def siblings_optimizer_wrt(ctx: Context) -> list[object]:
+    """The cell's other ``nnx.Optimizer`` built without ``wrt`` (a second model's): this Flax requires it
+    of every one, as the error says."""
+    here = {id(c) for c in ctx.at_line(cst.Call)}
+    others = [c for c in _optimizers_without_wrt(ctx, ctx.nodes(cst.Call)) if id(c) not in here]
+    return ["optimizer-wrt"] if others else []
+
+
+@rule("nnx-optimizer-wrt", detect=detect_optimizer_wrt, siblings=siblings_optimizer_wrt)
 def nnx_optimizer_wrt(ctx: Context) -> Edit | None:
     """``nnx.Optimizer(model, tx)`` → ``nnx.Optimizer(model, tx, wrt=nnx.Param)`` (what it optimised by default).
 
@@ -339,9 +362,7 @@ def nnx_optimizer_wrt(ctx: Context) -> Edit | None:
     ``nnx.Param`` variables; ``wrt=nnx.Param`` names that same filter, so the same variables get the same
     updates.
     """
-    calls = [c for c in ctx.at_line(cst.Call) if isinstance(c, cst.Call)
-             and full_name(ctx, c.func, keep=True) in ("flax.nnx.Optimizer", "nnx.Optimizer")
-             and not any(a.keyword is not None and a.keyword.value == "wrt" for a in c.args)]
+    calls = _optimizers_without_wrt(ctx, ctx.at_line(cst.Call))
     if len(calls) != 1:
         return None
     call = calls[0]

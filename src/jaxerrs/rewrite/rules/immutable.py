@@ -2,6 +2,8 @@
 
 The rule fixes the cause, not the line: every in-place assignment to the same array in the scope of the
 failing line (its function, or the cell) is rewritten, or none is (one left behind fails the cell again).
+Its siblings too (``siblings_at_set``): the other arrays of that scope stored into in place whose live
+value is a JAX array (a second table filled in the same loop) would raise the same error next.
 
 Why the rewrite computes the same values: ``x.at[i].set(v)`` is a new array equal to ``x`` everywhere
 except at ``i``, where it holds ``v`` cast to ``x``'s dtype, which is what NumPy's ``x[i] = v`` leaves in
@@ -42,7 +44,7 @@ from jaxerrs.rewrite.context import Context, dotted_name
 from jaxerrs.rewrite.cst_tools import own_returns
 from jaxerrs.rewrite.names import full_name
 from jaxerrs.rewrite.rules import Found, rule
-from jaxerrs.rewrite.values import MISSING, lookup
+from jaxerrs.rewrite.values import MISSING, is_tracer, live_value, lookup
 
 _AUG = {cst.AddAssign: "add", cst.MultiplyAssign: "multiply", cst.DivideAssign: "divide",
         cst.PowerAssign: "power", cst.SubtractAssign: "add"}
@@ -214,6 +216,30 @@ def detect_at_set(ctx: Context, key: Any = None) -> Found | None:
     if kind == "name" and len(found.fixable) + len(found.unfixable) > 1 and _not_jax_bindings(ctx, key):
         found.unfixable.append(None)  # the name is also a NumPy array or a list somewhere in the scope
     return found
+
+
+def siblings_at_set(ctx: Context) -> list[Any]:
+    """The keys of the other arrays stored into in place in the failing array's scope that are provably JAX
+    arrays (their live value in the failing frame is one): a second table filled in the same loop would
+    raise the same error on its first store."""
+    first = detect_at_set(ctx)
+    if not first or first.key[2] != "name":
+        return []
+    name, qual, _ = first.key
+    keys: list[Any] = []
+    for _, target in _subscript_stores(ctx.module):
+        root, _ = _root(target)
+        if not isinstance(root, cst.Name) or root.value == name:
+            continue
+        got = _owner(ctx, root)
+        if got is None or _qualname(ctx, got[1]) != qual:
+            continue
+        value = live_value(ctx, root, scoped=True)
+        jax_array = is_tracer(value) or (type(value).__module__ or "").startswith(("jax", "jaxlib")) and hasattr(
+            value, "at")
+        if jax_array and (root.value, qual, "name") not in keys:
+            keys.append((root.value, qual, "name"))
+    return keys
 
 
 def _bindings(ctx: Context, key: Any) -> tuple[Any, list[Any]]:
@@ -577,7 +603,7 @@ def _rewritten(small: cst.Assign | cst.AugAssign) -> tuple[cst.Assign, cst.Subsc
     return cst.Assign(targets=[cst.AssignTarget(target.value)], value=call), target
 
 
-@rule("at-set", detect=detect_at_set)
+@rule("at-set", detect=detect_at_set, siblings=siblings_at_set)
 def at_set(ctx: Context) -> Edit | None:
     """Every item assignment to the failing line's array in its scope becomes a functional ``.at[...]``
     update bound to the same name (see the module docstring for when that is ``safe``)."""

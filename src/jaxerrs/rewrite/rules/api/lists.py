@@ -7,7 +7,7 @@ import libcst as cst
 from jaxerrs.rewrite import Edit
 from jaxerrs.rewrite.context import Context
 from jaxerrs.rewrite.names import full_name
-from jaxerrs.rewrite.rules import rule
+from jaxerrs.rewrite.rules import Found, rule
 from jaxerrs.rewrite.rules.api.helpers import _arg, _calls_on_line, _expr, _module_ref, _wrap
 from jaxerrs.rewrite.values import live_value
 
@@ -36,7 +36,45 @@ def _is_sequence(ctx: Context, node: cst.BaseExpression) -> bool:
     return isinstance(live_value(ctx, node, attrs="getattr", scoped=True), (list, tuple))
 
 
-@rule("list-to-array")
+def _sequence_operands(ctx: Context, calls: list[cst.Call]) -> list[cst.Arg]:
+    """The lists among ``calls``' array operands (the first positional argument of a ``jax.numpy`` function
+    that does not take sequences on purpose; every positional one of an element-wise function): each one
+    raises the same error."""
+    out: list[cst.Arg] = []
+    for c in calls:
+        if not full_name(ctx, c.func).startswith("jax.numpy."):
+            continue
+        name = full_name(ctx, c.func).rsplit(".", 1)[-1]
+        pos_args = [a for a in c.args if a.keyword is None and not a.star]
+        if name in _ELEMENTWISE:
+            out += [a for a in pos_args if _is_sequence(ctx, a.value)]
+        elif name not in _SEQ_OK and pos_args and _is_sequence(ctx, pos_args[0].value):
+            out.append(pos_args[0])
+    return out
+
+
+def detect_list_operand(ctx: Context, key: object = None) -> Found | None:
+    """With a key ``("list", name)``: where the cell still passes that same list as a ``jax.numpy`` operand."""
+    if key is None or ctx.module is None:
+        return None
+    calls = [c for c in ctx.nodes(cst.Call) if isinstance(c, cst.Call)]
+    return Found(key, fixable=[a for a in _sequence_operands(ctx, calls) if ctx.code(a.value) == key[1]])
+
+
+def siblings_list_operand(ctx: Context) -> list[object]:
+    """The list variables of the failing line passed again as operands on the cell's other lines (the live
+    value is that list: the same error there)."""
+    here = _sequence_operands(ctx, _calls_on_line(ctx))
+    names = {ctx.code(a.value) for a in here if isinstance(a.value, (cst.Name, cst.Attribute))}
+    stmt = ctx.statement(cst.If, cst.While, cst.For, cst.With, cst.Return)
+    lo, hi = ctx.span(stmt) if stmt is not None else (0, -1)
+    hi = lo if isinstance(stmt, (cst.If, cst.While, cst.For, cst.With)) else hi  # a header: its line only
+    calls = [c for c in ctx.nodes(cst.Call) if isinstance(c, cst.Call) and not lo <= ctx.span(c)[0] <= hi]
+    again = {ctx.code(a.value) for a in _sequence_operands(ctx, calls)} & names
+    return [("list", n) for n in sorted(again)]
+
+
+@rule("list-to-array", detect=detect_list_operand, siblings=siblings_list_operand)
 def list_to_array(ctx: Context) -> Edit | None:
     """A Python list handed to a ``jax.numpy`` function is converted with ``jnp.asarray`` first.
 
@@ -73,14 +111,7 @@ def list_to_array(ctx: Context) -> Edit | None:
         first = next((x for x in c.args if x.keyword is None and not x.star), None)
         operand = a is first or full_name(ctx, c.func).rsplit(".", 1)[-1] in _ELEMENTWISE
     call = target[0][0]
-    args = [a for _, a in target]
-    for c in calls:  # the same mistake elsewhere on the line would fail next: the first operand of a jnp call
-        name = full_name(ctx, c.func).rsplit(".", 1)[-1]
-        pos_args = [a for a in c.args if a.keyword is None and not a.star]
-        if name in _ELEMENTWISE:
-            args += [a for a in pos_args if _is_sequence(ctx, a.value)]
-        elif name not in _SEQ_OK and pos_args and _is_sequence(ctx, pos_args[0].value):
-            args.append(pos_args[0])
+    args = [a for _, a in target] + _sequence_operands(ctx, calls)  # the same mistake elsewhere on the line
     args = list({id(a): a for a in args}.values())
     args = [a for a in args if not any(b.value in ctx.ancestors(a.value) for b in args)]  # outermost only
     jnp, stmt = _module_ref(ctx, "jax.numpy", "jnp")
