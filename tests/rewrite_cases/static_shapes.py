@@ -1654,4 +1654,77 @@ CASES = [
         picked = x[jnp.arange(0, 6, 1)]
         """,
     ),
+    # ------------------------------------------------------------------ selections followed through the function
+    case(
+        "weighted-error-two-selections", "non-concrete-boolean-index", setup=SETUP_DATA,
+        cell="""
+        @jax.jit
+        def weighted_mse(pred, target, w, keep):
+            e = pred[keep] - target[keep]
+            ww = w[keep]
+            return jnp.sum(ww * e ** 2) / jnp.sum(ww)
+
+        w = jnp.linspace(0.5, 1.5, 6)
+        loss = weighted_mse(x, 2 * x, w, x > 0)
+        """,
+        check="""
+        m = x_np > 0
+        ww = np.linspace(0.5, 1.5, 6)[m]
+        np.testing.assert_allclose(float(loss), np.sum(ww * x_np[m] ** 2) / np.sum(ww), rtol=1e-5)
+        """,
+        wrong_fix="""
+        @jax.jit
+        def weighted_mse(pred, target, w, keep):
+            e = pred - target
+            return jnp.sum(w * e ** 2) / jnp.sum(w)
+
+        w = jnp.linspace(0.5, 1.5, 6)
+        loss = weighted_mse(x, 2 * x, w, x > 0)
+        """,
+    ),
+    case(
+        "flatnonzero-count-and-mean", "concretization-nonzero-size", setup=SETUP_DATA,
+        cell="""
+        @jax.jit
+        def above(v, thr):
+            idx = jnp.flatnonzero(v > thr)
+            return idx.size, v[idx].mean()
+
+        n, avg = above(x, 0.5)
+        """,
+        check="""
+        sel = x_np[x_np > 0.5]
+        assert int(n) == sel.size
+        np.testing.assert_allclose(float(avg), sel.mean(), rtol=1e-6)
+        """,
+        wrong_fix="""
+        @jax.jit
+        def above(v, thr):
+            idx = jnp.flatnonzero(v > thr, size=v.size)
+            return idx.size, v[idx].mean()
+
+        n, avg = above(x, 0.5)
+        """,
+    ),
+    case(
+        "nonzero-selection-returned", "concretization-nonzero-size", setup=SETUP_DATA, offer="none",
+        cell="""
+        @jax.jit
+        def positives(v):
+            sel = v[jnp.nonzero(v > 0)]
+            return sel, sel.sum()
+
+        pos, tot = positives(x)
+        """,
+        check="""
+        np.testing.assert_allclose(np.asarray(pos), x_np[x_np > 0])
+        """,
+        wrong_fix="""
+        @jax.jit
+        def positives(v):
+            return v, v.sum()
+
+        pos, tot = positives(x)
+        """,
+    ),
 ]

@@ -5,8 +5,10 @@
 - ``dynamic-slice``: ``x[i:i + k]`` with a traced start and a static length -> ``lax.dynamic_slice_in_dim``.
 - ``static-arg-hashable``: a list passed for a static argument -> a tuple.
 - ``jit-method``: ``@jax.jit`` on a method -> ``@partial(jax.jit, static_argnums=0)``.
-- ``boolean-mask``: ``x[mask]`` inside a reduction -> the reduction's ``where=``; ``x.at[mask].set(v)``
-  -> ``jnp.where(mask, v, x)``.
+- ``boolean-mask``: ``x.at[mask].set(v)`` -> ``jnp.where(mask, v, x)``; ``x[mask]`` -> the selections
+  followed through the function (``selections.py``): the reductions that read them take ``where=``.
+- ``selection-where``: positions from ``jnp.nonzero``/``where``/``argwhere``/``flatnonzero`` used to index
+  and to count -> the mask itself, ``where=`` and ``jnp.count_nonzero`` (``selections.py``).
 - ``size-argument``: ``jnp.nonzero``/one-argument ``jnp.where``/``argwhere``/``flatnonzero``/``unique``
   under ``jit`` -> a static ``size=``.
 - ``static-argnames-typo``: ``static_argnames`` naming a parameter that does not exist -> the close name.

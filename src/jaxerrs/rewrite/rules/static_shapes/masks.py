@@ -16,11 +16,9 @@ from jaxerrs.rewrite.names import full_name
 from jaxerrs.rewrite.rules import rule
 from jaxerrs.rewrite.rules.static_shapes.common import (
     _ELEMENTWISE,
-    _body_assignments,
     _dtype_kind,
     _jnp_name,
     _lookup,
-    _names_in,
     _shape,
     _within,
 )
@@ -195,7 +193,9 @@ def _reduction_edit(ctx: Context, red: tuple[cst.Call, cst.BaseExpression, str],
 
 @rule("boolean-mask")
 def boolean_mask(ctx: Context) -> Edit | None:
-    """Boolean-mask indexing under jit: reductions take ``where=mask``; ``x.at[mask].set(v)`` -> ``jnp.where``."""
+    """Boolean-mask indexing under jit: ``x.at[mask].set(v)`` -> ``jnp.where``; in a function, every
+    selection of it followed to its reductions and counts (:mod:`.selections`); in a lambda, the failing
+    line's reductions take ``where=mask``."""
     stmt = ctx.statement()
     if stmt is None:
         return None
@@ -206,21 +206,14 @@ def boolean_mask(ctx: Context) -> Edit | None:
     at = [s for s in subs if isinstance(s.value, cst.Attribute) and s.value.attr.value == "at"]
     if at:
         return _at_mask(ctx, subs, mshape) if len(at) == 1 else None
+    if ctx.enclosing(stmt, cst.FunctionDef) is not None:
+        from jaxerrs.rewrite.rules.static_shapes.selections import plan_selections
+
+        return plan_selections(ctx)
     got = _reduction_pairs(ctx, subs, mshape)
     if got is None:
-        return _masked_variable(ctx, stmt, subs, mshape) if not at else None
+        return None
     pairs, names, mask_codes = got
-    # the same function often filters several times (one line per class, per metric): fix those too
-    fn = ctx.enclosing(stmt, cst.FunctionDef)
-    for other in ctx.nodes(cst.SimpleStatementLine) if fn is not None else []:
-        if other is stmt or not _within(ctx, other, fn) or ctx.span(other)[0] < ctx.span(stmt)[0]:
-            continue
-        osubs = _mask_subscripts(ctx, other)
-        more = _reduction_pairs(ctx, osubs, None) if osubs else None
-        if more is not None:
-            pairs += more[0]
-            names += more[1]
-            mask_codes |= more[2]
     mask_code = ", ".join(f"`where={c}`" for c in sorted(mask_codes))
     extra = " (an all-False mask now gives -inf/inf instead of an error)" if {"max", "min", "amax", "amin"} & set(
         names) else ""
@@ -349,53 +342,3 @@ def _elementwise_path(ctx: Context, node: cst.CSTNode, root: cst.CSTNode) -> boo
             return False
     return True
 
-
-def _masked_variable(ctx: Context, stmt: cst.SimpleStatementLine, subs: list[cst.Subscript],
-                     mshape: tuple[int, ...] | None) -> Edit | None:
-    """``v = x[mask]`` (or an elementwise expression of masked arrays) used only by later reductions of ``v``."""
-    if len(stmt.body) != 1 or not isinstance(stmt.body[0], cst.Assign):
-        return None
-    assign = stmt.body[0]
-    if len(assign.targets) != 1 or not isinstance(assign.targets[0].target, cst.Name):
-        return None
-    var = assign.targets[0].target.value
-    value = assign.value
-    fn = ctx.enclosing(stmt, cst.FunctionDef)
-    if not isinstance(fn, cst.FunctionDef) or not _operands_ok(ctx, value, subs):
-        return None
-    if not all(_elementwise_path(ctx, s, value) for s in subs):
-        return None
-    mask = _mask_of(subs[0])
-    where = _where_mask(ctx, [s.value for s in subs], mask, mshape)
-    if where is None:
-        return None
-    if len(_body_assignments(fn, var)) != 1:
-        return None
-    mask_names = set(_names_in(mask))
-    if any(len(_body_assignments(fn, n)) > 0 and _assigned_after(ctx, fn, n, stmt) for n in mask_names):
-        return None
-    uses = [n for n in ctx.nodes(cst.Name) if n.value == var and _within(ctx, n, fn)  # type: ignore[attr-defined]
-            and not _within(ctx, n, assign.targets[0])]
-    if not uses:
-        return None
-    pairs: list[tuple[cst.CSTNode, cst.CSTNode]] = [(value, _strip_masks(value, subs))]
-    for u in uses:
-        if ctx.span(u)[0] <= ctx.span(stmt)[0]:
-            return None
-        red = _reduction_of(ctx, u)
-        if red is None or red[1] is not u:
-            return None
-        if red[2] in ("max", "min", "amax", "amin"):
-            return None
-        new = _reduction_edit(ctx, red, [], where)
-        if new is None:
-            return None
-        pairs.append((red[0], new))
-    return Edit(ctx.replace_many(pairs), "review",
-                f"`{var}` now keeps the full shape and its reductions skip the masked entries with "
-                f"`where={ctx.code(where)}`; check nothing else expects `{var}` to hold only the selected values.")
-
-
-def _assigned_after(ctx: Context, fn: cst.FunctionDef, name: str, stmt: cst.CSTNode) -> bool:
-    line = ctx.span(stmt)[0]
-    return any(ctx.span(b)[0] > line for b in _body_assignments(fn, name))
