@@ -1342,4 +1342,48 @@ ECOSYSTEM = [
     ),
 ]
 
-CASES = TREES + LEAKS + DONATION + ECOSYSTEM
+# ---------------------------------------------------------------------------------------- siblings (issue #17)
+SIBLINGS = [
+    case(
+        "scan-body-appends-two-histories", "unexpected-tracer-leak", setup=SETUP,
+        cell="""
+        xs_hist, gain_hist = [], []
+
+        def kalman_step(x, z):
+            gain = 0.5 / (1.0 + 0.1 * x ** 2)
+            x = x + gain * (z - x)
+            xs_hist.append(x)
+            gain_hist.append(gain)
+            return x, None
+
+        z = jnp.array([1.0, 1.2, 0.9, 1.1])
+        x_final, _ = jax.lax.scan(kalman_step, jnp.float32(0.0), z)
+        est = jnp.stack(xs_hist)
+        gains = jnp.stack(gain_hist)
+        """,
+        check="""
+        x, E, G = 0.0, [], []
+        for zi in [1.0, 1.2, 0.9, 1.1]:
+            g = 0.5 / (1.0 + 0.1 * x ** 2)
+            x = x + g * (zi - x)
+            E.append(x)
+            G.append(g)
+        np.testing.assert_allclose(np.asarray(est), E, rtol=1e-5)
+        np.testing.assert_allclose(np.asarray(gains), G, rtol=1e-5)
+        """,
+        wrong_fix="""
+        xs_hist, gain_hist = [], []
+
+        def kalman_step(x, z):
+            gain = 0.5 / (1.0 + 0.1 * x ** 2)
+            x = x + gain * (z - x)
+            return x, x
+
+        z = jnp.array([1.0, 1.2, 0.9, 1.1])
+        x_final, est = jax.lax.scan(kalman_step, jnp.float32(0.0), z)
+        gains = jnp.zeros(4)
+        """,
+    ),
+]
+
+CASES = TREES + LEAKS + DONATION + ECOSYSTEM + SIBLINGS

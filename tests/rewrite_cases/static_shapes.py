@@ -1727,4 +1727,52 @@ CASES = [
         pos, tot = positives(x)
         """,
     ),
+    # ------------------------------------------------------------------ siblings: the same error next
+    case(
+        "two-windows-same-traced-start", "traced-slice-bounds", setup=SETUP_DATA,
+        cell="""
+        @jax.jit
+        def window_diffs(a, b):
+            k = 3
+            def body(i, acc):
+                wa = a[i:i + k]
+                wb = b[i:i + k]
+                return acc.at[i].set(jnp.sum(wa - wb))
+            return jax.lax.fori_loop(0, a.shape[0] - k + 1, body, jnp.zeros(a.shape[0] - k + 1))
+
+        d = window_diffs(x, x[::-1])
+        """,
+        check="""
+        a, b = x_np, x_np[::-1]
+        ref = [np.sum(a[i:i + 3] - b[i:i + 3]) for i in range(4)]
+        np.testing.assert_allclose(np.asarray(d), ref, rtol=1e-5, atol=1e-6)
+        """,
+        wrong_fix="""
+        @jax.jit
+        def window_diffs(a, b):
+            return jnp.zeros(4)
+
+        d = window_diffs(x, x[::-1])
+        """,
+    ),
+    case(
+        "two-static-lists-one-call", "jit-non-hashable-static-arg", setup=SETUP_DATA,
+        cell="""
+        from functools import partial
+
+        @partial(jax.jit, static_argnames=("widths", "acts"))
+        def stack_apply(v, widths, acts):
+            for w, act in zip(widths, acts):
+                v = act(v[:w])
+            return v
+
+        out = stack_apply(x, widths=[5, 3], acts=[jnp.tanh, jnp.abs])
+        """,
+        check="""
+        np.testing.assert_allclose(np.asarray(out), np.abs(np.tanh(x_np[:5])[:3]), rtol=1e-6)
+        """,
+        wrong_fix="""
+        out = jnp.abs(jnp.tanh(x[:5]))
+        """,
+    ),
 ]

@@ -10,7 +10,7 @@ import libcst.matchers as m
 from jaxerrs.rewrite import Edit
 from jaxerrs.rewrite.context import Context
 from jaxerrs.rewrite.names import full_name
-from jaxerrs.rewrite.rules import rule
+from jaxerrs.rewrite.rules import Found, rule
 from jaxerrs.rewrite.rules.shapes_trees.common import (
     _PUBLIC,
     _expr_names,
@@ -105,7 +105,32 @@ def _fn_reads(ctx: Context, fn: cst.FunctionDef, name: str) -> list[cst.Name]:
     return [n for n in _expr_names(ctx, fn) if n.value == name]
 
 
-@rule("leaked-tracer")
+def _list_appends(ctx: Context, name: str) -> list[cst.Call]:
+    return [c for c in ctx.nodes(cst.Call) if isinstance(c, cst.Call) and m.matches(c, m.Call(func=m.Attribute(
+        value=m.Name(name), attr=m.Name("append")))) and _in_def(ctx, c)]
+
+
+def detect_leaked_list(ctx: Context, key: Any = None) -> Found | None:
+    """With a key ``("list", name)``: the appends to that global list still inside the cell's functions."""
+    if key is None or ctx.module is None or key[0] != "list":
+        return None
+    return Found(key, fixable=_list_appends(ctx, key[1]))
+
+
+def siblings_leaked_list(ctx: Context) -> list[Any]:
+    """The other global lists the same function appends to that hold tracers now (a second history list of
+    the same scan body): each leaks the same way."""
+    stmt = _statement(ctx)
+    leaks = _leaks_on_line(ctx, stmt) if stmt is not None else set()
+    if len(leaks) != 1 or next(iter(leaks))[0] != "list":
+        return []
+    name = next(iter(leaks))[1]
+    fns = {id(ctx.enclosing(c, cst.FunctionDef)) for c in _list_appends(ctx, name)}
+    return [("list", other) for kind, other in sorted(_leaks_in_namespace(ctx)) if kind == "list" and other != name
+            and fns & {id(ctx.enclosing(c, cst.FunctionDef)) for c in _list_appends(ctx, other)}]
+
+
+@rule("leaked-tracer", detect=detect_leaked_list, siblings=siblings_leaked_list)
 def leaked_tracer(ctx: Context) -> Edit | None:
     """A traced value kept in a global or a global list: return it from the function, store it at the call."""
     stmt = _statement(ctx)

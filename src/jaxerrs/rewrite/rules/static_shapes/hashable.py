@@ -25,6 +25,7 @@ from jaxerrs.rewrite.jit_static import (
 from jaxerrs.rewrite.names import full_name, refers_to
 from jaxerrs.rewrite.rules import rule
 from jaxerrs.rewrite.rules.static_shapes.common import _body_assignments, _jnp_name, _lookup, _within
+from jaxerrs.rewrite.values import MISSING, live_value
 
 # ---------------------------------------------------------------------------------------------- hashable static args
 
@@ -41,7 +42,8 @@ def _hashable_literal(v: Any) -> bool:
 def _to_tuple(e: cst.BaseExpression) -> cst.BaseExpression | None:
     """A list literal of plain items as the same tuple literal (brackets become parentheses)."""
     if isinstance(e, cst.List) and all(isinstance(el, cst.Element) for el in e.elements):
-        if not all(_hashable_literal(py_literal(el.value)) or isinstance(el.value, cst.Name) for el in e.elements):
+        if not all(_hashable_literal(py_literal(el.value)) or isinstance(el.value, cst.Name)
+                   or dotted_name(el.value) for el in e.elements):  # a constant, a name, ``jnp.tanh``
             return None
         if any(isinstance(el.value, cst.List) for el in e.elements):
             return None
@@ -51,6 +53,17 @@ def _to_tuple(e: cst.BaseExpression) -> cst.BaseExpression | None:
         return cst.Tuple(elements=els, lpar=[cst.LeftParen(whitespace_after=e.lbracket.whitespace_after)],
                          rpar=[cst.RightParen(whitespace_before=e.rbracket.whitespace_before)])
     return None
+
+
+def _items_hashable(ctx: Context, e: cst.List) -> bool:
+    """Whether the names among a list literal's items hold hashable values now (a function, a number, a
+    string; not a list, an array, an unfrozen dataclass): else the tuple fails to hash the same way."""
+    for el in e.elements:
+        if isinstance(el.value, (cst.Name, cst.Attribute)):
+            v = live_value(ctx, el.value, attrs="instance-or-module")
+            if v is MISSING or type(v).__hash__ is None or isinstance(v, (list, dict, set)) or hasattr(v, "shape"):
+                return False
+    return True
 
 
 @rule("static-arg-hashable")
@@ -77,7 +90,7 @@ def static_arg_hashable(ctx: Context) -> Edit | None:
             if isinstance(v, cst.List):
                 lit = py_literal(v)
                 new = _to_tuple(v)
-                if new is not None and (lit is NOPE or repr(lit) == shown):
+                if new is not None and (lit is NOPE or repr(lit) == shown) and _items_hashable(ctx, v):
                     cands.append((v, new, call, a))
             elif isinstance(v, cst.ListComp):
                 cands.append((v, cst.Call(func=cst.Name("tuple"), args=[cst.Arg(v)]), call, a))
@@ -86,17 +99,65 @@ def static_arg_hashable(ctx: Context) -> Edit | None:
                 if isinstance(val, list) and _hashable_literal(val) and \
                         not any(isinstance(x, list) for x in val) and repr(val) == shown:
                     cands.append((v, cst.Call(func=cst.Name("tuple"), args=[cst.Arg(v)]), call, a))
-    if len(cands) != 1:
+    # the call's other lists for static parameters fail the same way next: fixed with it when provably static
+    others = [(a.value, _to_tuple(a.value), cands[0][2], a) for a in cands[0][2].args
+              if isinstance(a.value, cst.List) and _to_tuple(a.value) is not None
+              and _items_hashable(ctx, a.value) and all(a is not c[3] for c in cands)] if cands else []
+    every = _static_lists(ctx, cands + others) if len(cands) > 1 or others else cands
+    cands = every or (cands if len(cands) == 1 else [])
+    if not cands:
         return None
-    old, new, call, arg = cands[0]
-    fits = _tuple_fits(ctx, call, arg)
-    if fits is False:
+    verdicts = [_tuple_fits(ctx, call, arg) for _, _, call, arg in cands]
+    if False in verdicts:
         return None  # the function uses it as a list (`+ [..]`, `.append`): a tuple would break it
-    summary = f"`{ctx.code(old)}` is passed as a tuple: static arguments must be hashable"
-    if fits:
-        return Edit(ctx.replace(old, new), "safe", summary + ", and the function only reads its items.")
-    return Edit(ctx.replace(old, new), "review",
+    what = ", ".join(f"`{ctx.code(old)}`" for old, _, _, _ in cands)
+    summary = f"{what} {'is' if len(cands) == 1 else 'are'} passed as a tuple: static arguments must be hashable"
+    edit = ctx.replace_many([(old, new) for old, new, _, _ in cands])
+    if all(verdicts):
+        return Edit(edit, "safe", summary + ", and the function only reads the items.")
+    return Edit(edit, "review",
                 summary + "; check the function does not use it as a list (`+ [..]`, `.append`, `== [..]`).")
+
+
+def _static_lists(ctx: Context, cands: list) -> list:
+    """The candidates when they are all arguments of one call, each for a parameter its ``jit`` decorator
+    makes static (``static_argnames``/``static_argnums``); else none."""
+    calls = {id(c[2]) for c in cands}
+    if len(calls) != 1:
+        return []
+    call = cands[0][2]
+    found = _callee_def(ctx, call)
+    if found is None and isinstance(call.func, cst.Name):  # defined in an earlier cell: read its decorator there
+        home = defining_context(ctx, _lookup(ctx, call.func.value))
+        fn_there = home.function_named(call.func.value) if home is not None else None
+        found = (fn_there, False) if fn_there is not None else None
+    if found is None or found[1]:
+        return []
+    fn = found[0]
+    pos, kwonly = param_names(fn)
+    static: set[str] = set()
+    for dec in fn.decorators:
+        d = dec.decorator
+        for a in d.args if isinstance(d, cst.Call) else []:
+            if a.keyword is None or a.keyword.value not in ("static_argnames", "static_argnums"):
+                continue
+            lit = py_literal(a.value)
+            items = lit if isinstance(lit, (tuple, list)) else [lit]
+            for it in items:
+                if isinstance(it, str):
+                    static.add(it)
+                elif isinstance(it, int) and not isinstance(it, bool) and 0 <= it < len(pos):
+                    static.add(pos[it])
+    positional = [a for a in call.args if a.keyword is None]
+    out = []
+    for c in cands:
+        arg = c[3]
+        param = arg.keyword.value if arg.keyword is not None else (
+            pos[positional.index(arg)] if positional.index(arg) < len(pos) else "")
+        if param not in static:
+            return []
+        out.append(c)
+    return out
 
 
 def _callee_def(ctx: Context, call: cst.Call) -> tuple[cst.FunctionDef, bool] | None:

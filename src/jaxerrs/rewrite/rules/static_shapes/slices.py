@@ -9,7 +9,7 @@ from jaxerrs.rewrite.context import Context
 from jaxerrs.rewrite.jit_static import (
     kwarg,
 )
-from jaxerrs.rewrite.rules import rule
+from jaxerrs.rewrite.rules import Found, rule
 from jaxerrs.rewrite.rules.static_shapes.common import _lookup, _names_in, _within
 from jaxerrs.rewrite.values import is_tracer
 
@@ -73,7 +73,33 @@ def _static_atom(ctx: Context, code: str) -> cst.BaseExpression | None:
     return None
 
 
-@rule("dynamic-slice")
+def _traced_slice(ctx: Context, sub: cst.Subscript) -> bool:
+    """Whether a bound of one of ``sub``'s slices reads a name whose live value is a tracer."""
+    return any(isinstance(el.slice, cst.Slice) and any(
+        b is not None and any(is_tracer(_lookup(ctx, n)) for n in _names_in(b))
+        for b in (el.slice.lower, el.slice.upper, el.slice.step)) for el in sub.slice)
+
+
+def detect_traced_slice(ctx: Context, key: object = None) -> Found | None:
+    """With a key ``("slice", code)``: where the cell still slices that way."""
+    if key is None or ctx.module is None:
+        return None
+    return Found(key, fixable=[s for s in ctx.nodes(cst.Subscript) if ctx.code(s) == key[1]])  # type: ignore[index]
+
+
+def siblings_traced_slice(ctx: Context) -> list[object]:
+    """The failing function's other slices by the same traced values (``yw = y[i:i + w]`` beside
+    ``xw = x[i:i + w]``): the frame is theirs too, so their bounds are tracers there as well."""
+    stmt = ctx.statement()
+    fn = ctx.enclosing(stmt, cst.FunctionDef) if stmt is not None else None
+    if fn is None:
+        return []
+    return list(dict.fromkeys(("slice", ctx.code(s)) for s in ctx.nodes(cst.Subscript) if isinstance(s, cst.Subscript)
+                              and ctx.enclosing(s, cst.FunctionDef) is fn and not _within(ctx, s, stmt)
+                              and _traced_slice(ctx, s)))
+
+
+@rule("dynamic-slice", detect=detect_traced_slice, siblings=siblings_traced_slice)
 def dynamic_slice(ctx: Context) -> Edit | None:
     """``x[i:i + k]`` (traced ``i``, static ``k``) -> ``lax.dynamic_slice_in_dim(x, i, k)``.
 
@@ -89,10 +115,7 @@ def dynamic_slice(ctx: Context) -> Edit | None:
         if not _within(ctx, sub, stmt):
             continue
         for i, el in enumerate(sub.slice):
-            s = el.slice
-            if isinstance(s, cst.Slice) and any(
-                    b is not None and any(is_tracer(_lookup(ctx, n)) for n in _names_in(b))
-                    for b in (s.lower, s.upper, s.step)):
+            if isinstance(el.slice, cst.Slice) and _traced_slice(ctx, sub.with_changes(slice=[el])):
                 found.append((sub, i))
     if len(found) != 1:
         return None
