@@ -68,12 +68,20 @@ def _within(ctx: Context, node: cst.CSTNode, outer: cst.CSTNode) -> bool:
 # ---------------------------------------------------------------------------------------------- shapes
 
 
-def _shape(ctx: Context, e: cst.CSTNode) -> tuple[int, ...] | None:
-    """The static shape of a simple expression from the failing frame's locals, or None."""
+def _shape(ctx: Context, e: cst.CSTNode, attrs: bool = False) -> tuple[int, ...] | None:
+    """The static shape of a simple expression from the failing frame's locals, or None. ``attrs`` also
+    reads a name of the frame's function and an instance attribute (``self.threshold``) live."""
     if isinstance(e, (cst.Integer, cst.Float)):
         return ()
     if isinstance(e, cst.Name):
-        return _value_shape(_lookup(ctx, e.value))
+        got = _value_shape(_lookup(ctx, e.value))
+        if got is not None or not attrs:
+            return got
+    if attrs and isinstance(e, (cst.Name, cst.Attribute)):
+        from jaxerrs.rewrite.values import live_value
+
+        v = live_value(ctx, e, attrs="instance", scoped=True)
+        return None if v is MISSING else _value_shape(v)
     if isinstance(e, cst.Subscript) and isinstance(e.value, cst.Name) and len(e.slice) == 1:
         key = e.slice[0].slice
         if isinstance(key, cst.Index) and isinstance(key.value, cst.SimpleString):
@@ -96,7 +104,7 @@ def _shape(ctx: Context, e: cst.CSTNode) -> tuple[int, ...] | None:
         parts = [a.value for a in e.args]
     else:
         return None
-    shapes = [_shape(ctx, p) for p in parts]
+    shapes = [_shape(ctx, p, attrs) for p in parts]
     if any(s is None for s in shapes):
         return None
     try:

@@ -40,7 +40,6 @@ from jaxerrs.rewrite.rules.static_shapes.common import (
     _shape,
     _within,
 )
-from jaxerrs.rewrite.values import MISSING, live_value
 
 _REDUCTIONS = {"sum", "mean", "prod", "max", "min", "any", "all", "var", "std", "nansum", "nanmean", "amax",
                "amin"}
@@ -77,33 +76,7 @@ def _paren(code: str) -> str:
 
 def _part_shape(ctx: Context, e: cst.CSTNode) -> tuple[int, ...] | None:
     """The shape of ``e`` from the failing frame, reading ``self.threshold``-like attributes too."""
-    got = _shape(ctx, e)
-    if got is not None:
-        return got
-    if isinstance(e, (cst.Name, cst.Attribute)):
-        v = live_value(ctx, e, attrs="instance", scoped=True)
-        if isinstance(v, (bool, int, float)):
-            return ()
-        shape = getattr(v, "shape", None) if v is not MISSING and hasattr(v, "dtype") else None
-        return tuple(shape) if isinstance(shape, tuple) else None
-    parts: list[cst.CSTNode]
-    if isinstance(e, cst.Comparison):
-        parts = [e.left] + [c.comparator for c in e.comparisons]
-    elif isinstance(e, cst.BinaryOperation):
-        parts = [e.left, e.right]
-    elif isinstance(e, cst.UnaryOperation):
-        parts = [e.expression]
-    else:
-        return None
-    shapes = [_part_shape(ctx, p) for p in parts]
-    if any(s is None for s in shapes):
-        return None
-    import numpy as np
-
-    try:
-        return tuple(np.broadcast_shapes(*shapes))  # type: ignore[arg-type]
-    except ValueError:
-        return None
+    return _shape(ctx, e, attrs=True)
 
 
 def _message_mask_shape(ctx: Context) -> tuple[int, ...] | None:
