@@ -108,8 +108,9 @@ class _Selections:
         """The mask a boolean index or a positions argument is, with its number of dimensions."""
         ctx = self.ctx
         shape = _part_shape(ctx, e)
-        if shape is None:
-            shape = _message_mask_shape(ctx)  # the failing mask's shape, from the message
+        stmt = ctx.statement()
+        if shape is None and stmt is not None and _within(ctx, e, stmt):
+            shape = _message_mask_shape(ctx)  # the failing mask's shape, from the message (its line only)
         if shape is None:
             return None
         code = ctx.code(e) if _is_mask(ctx, e) else f"{_paren(ctx.code(e))} != 0"
