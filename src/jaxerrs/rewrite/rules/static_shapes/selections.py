@@ -551,7 +551,8 @@ def _edit(ctx: Context, sel: _Selections) -> Edit:
     if plan.partial:
         note += ("; the entries outside the mask are still computed (a division, log or power there may be "
                  "inf/NaN: the value is unaffected, but under grad mask them first with `jnp.where`)")
-    return Edit(ctx.replace_many(plan.pairs, [imp]), "review", note + ".")
+    uses_jnp = plan.counts or _EXTREMES & set(plan.reductions)  # count_nonzero, initial=-jnp.inf
+    return Edit(ctx.replace_many(plan.pairs, [imp] if uses_jnp else []), "review", note + ".")
 
 
 @rule("selection-where")
