@@ -64,12 +64,10 @@ def detect_list_operand(ctx: Context, key: object = None) -> Found | None:
 def siblings_list_operand(ctx: Context) -> list[object]:
     """The list variables of the failing line passed again as operands on the cell's other lines (the live
     value is that list: the same error there)."""
-    here = _sequence_operands(ctx, _calls_on_line(ctx))
-    names = {ctx.code(a.value) for a in here if isinstance(a.value, (cst.Name, cst.Attribute))}
-    stmt = ctx.statement(cst.If, cst.While, cst.For, cst.With, cst.Return)
-    lo, hi = ctx.span(stmt) if stmt is not None else (0, -1)
-    hi = lo if isinstance(stmt, (cst.If, cst.While, cst.For, cst.With)) else hi  # a header: its line only
-    calls = [c for c in ctx.nodes(cst.Call) if isinstance(c, cst.Call) and not lo <= ctx.span(c)[0] <= hi]
+    on_line = _calls_on_line(ctx)
+    names = {ctx.code(a.value) for a in _sequence_operands(ctx, on_line) if isinstance(a.value, (cst.Name, cst.Attribute))}
+    line_ids = {id(c) for c in on_line}
+    calls = [c for c in ctx.nodes(cst.Call) if isinstance(c, cst.Call) and id(c) not in line_ids]
     again = {ctx.code(a.value) for a in _sequence_operands(ctx, calls)} & names
     return [("list", n) for n in sorted(again)]
 

@@ -119,45 +119,34 @@ def static_arg_hashable(ctx: Context) -> Edit | None:
                 summary + "; check the function does not use it as a list (`+ [..]`, `.append`, `== [..]`).")
 
 
+def _param_of(call: cst.Call, arg: cst.Arg, fn: cst.FunctionDef, method: bool) -> str | None:
+    """The parameter of ``fn`` that ``arg`` of ``call`` binds; None when ``*args`` makes it unknowable."""
+    if arg.keyword is not None:
+        return arg.keyword.value
+    pos, _ = param_names(fn)
+    i = [a for a in call.args if a.keyword is None].index(arg) + (1 if method else 0)
+    return None if any(a.star for a in call.args) or i >= len(pos) else pos[i]
+
+
 def _static_lists(ctx: Context, cands: list) -> list:
-    """The candidates when they are all arguments of one call, each for a parameter its ``jit`` decorator
-    makes static (``static_argnames``/``static_argnums``); else none."""
-    calls = {id(c[2]) for c in cands}
-    if len(calls) != 1:
+    """The candidates when they are all arguments of one call, each for a parameter its ``jit`` makes static
+    (``JitSite.statics``; the function's own cell when an earlier cell defines it); else none."""
+    if len({id(c[2]) for c in cands}) != 1:
         return []
     call = cands[0][2]
-    found = _callee_def(ctx, call)
-    if found is None and isinstance(call.func, cst.Name):  # defined in an earlier cell: read its decorator there
+    owner, found = ctx, _callee_def(ctx, call)
+    if found is None and isinstance(call.func, cst.Name):
         home = defining_context(ctx, _lookup(ctx, call.func.value))
         fn_there = home.function_named(call.func.value) if home is not None else None
-        found = (fn_there, False) if fn_there is not None else None
+        if fn_there is not None:
+            owner, found = home, (fn_there, False)
     if found is None or found[1]:
         return []
-    fn = found[0]
-    pos, kwonly = param_names(fn)
-    static: set[str] = set()
-    for dec in fn.decorators:
-        d = dec.decorator
-        for a in d.args if isinstance(d, cst.Call) else []:
-            if a.keyword is None or a.keyword.value not in ("static_argnames", "static_argnums"):
-                continue
-            lit = py_literal(a.value)
-            items = lit if isinstance(lit, (tuple, list)) else [lit]
-            for it in items:
-                if isinstance(it, str):
-                    static.add(it)
-                elif isinstance(it, int) and not isinstance(it, bool) and 0 <= it < len(pos):
-                    static.add(pos[it])
-    positional = [a for a in call.args if a.keyword is None]
-    out = []
-    for c in cands:
-        arg = c[3]
-        param = arg.keyword.value if arg.keyword is not None else (
-            pos[positional.index(arg)] if positional.index(arg) < len(pos) else "")
-        if param not in static:
-            return []
-        out.append(c)
-    return out
+    site = find_jit(owner, found[0])
+    static = site.statics() if site is not None else None
+    if not static or any(_param_of(call, c[3], found[0], False) not in static for c in cands):
+        return []
+    return cands
 
 
 def _callee_def(ctx: Context, call: cst.Call) -> tuple[cst.FunctionDef, bool] | None:
@@ -211,15 +200,8 @@ def _tuple_fits(ctx: Context, call: cst.Call, arg: cst.Arg) -> bool | None:
         return None
     fn, method = found
     pos, kwonly = param_names(fn)
-    if arg.keyword is not None:
-        param = arg.keyword.value
-    else:
-        positional = [a for a in call.args if a.keyword is None]
-        i = positional.index(arg) + (1 if method else 0)
-        if any(a.star for a in call.args) or i >= len(pos):
-            return None
-        param = pos[i]
-    if param not in pos + kwonly or _body_assignments(fn, param):
+    param = _param_of(call, arg, fn, method)
+    if param is None or param not in pos + kwonly or _body_assignments(fn, param):
         return None
     verdict: bool | None = True
     for n in ctx.nodes(cst.Name):

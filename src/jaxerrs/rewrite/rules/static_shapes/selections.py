@@ -40,6 +40,7 @@ from jaxerrs.rewrite.rules.static_shapes.common import (
     _shape,
     _within,
 )
+from jaxerrs.rewrite.rules.static_shapes.masks import _is_mask, _mask_shape
 
 _REDUCTIONS = {"sum", "mean", "prod", "max", "min", "any", "all", "var", "std", "nansum", "nanmean", "amax",
                "amin"}
@@ -79,18 +80,6 @@ def _part_shape(ctx: Context, e: cst.CSTNode) -> tuple[int, ...] | None:
     return _shape(ctx, e, attrs=True)
 
 
-def _message_mask_shape(ctx: Context) -> tuple[int, ...] | None:
-    from jaxerrs.rewrite.rules.static_shapes.masks import _mask_shape
-
-    return _mask_shape(ctx)
-
-
-def _is_mask(ctx: Context, e: cst.BaseExpression) -> bool:
-    from jaxerrs.rewrite.rules.static_shapes.masks import _is_mask as is_mask
-
-    return is_mask(ctx, e)
-
-
 class _Selections:
     """The selections of one function and what their uses need; ``ok`` False once one use is not understood."""
 
@@ -110,7 +99,7 @@ class _Selections:
         shape = _part_shape(ctx, e)
         stmt = ctx.statement()
         if shape is None and stmt is not None and _within(ctx, e, stmt):
-            shape = _message_mask_shape(ctx)  # the failing mask's shape, from the message (its line only)
+            shape = _mask_shape(ctx)  # the failing mask's shape, from the message (its line only)
         if shape is None:
             return None
         code = ctx.code(e) if _is_mask(ctx, e) else f"{_paren(ctx.code(e))} != 0"
@@ -473,7 +462,7 @@ def _position_uses(sel: _Selections) -> None:
     """Every set of positions in the function (a bound name's uses, an inline ``jnp.nonzero(m)``) indexes
     an array or is counted; the selections it makes are followed with the others."""
     ctx, fn = sel.ctx, sel.fn
-    starts: list[cst.CSTNode] = [n for n in _uses_of(ctx, fn, set(sel.position_names))]
+    starts: list[cst.CSTNode] = [n for name in sorted(sel.position_names) for n in _uses(ctx, fn, name)]
     for c in ctx.nodes(cst.Call):
         assert isinstance(c, cst.Call)
         if not _within(ctx, c, fn) or _jnp_name(ctx, c.func) not in _POSITIONS:
@@ -499,10 +488,6 @@ def _position_uses(sel: _Selections) -> None:
         if not (isinstance(sub, cst.Subscript) and sel.selection(sub) is not None):
             sel.ok = False
             return
-
-
-def _uses_of(ctx: Context, fn: cst.FunctionDef, names: set[str]) -> list[cst.Name]:
-    return [n for name in sorted(names) for n in _uses(ctx, fn, name)]
 
 
 def plan_selections(ctx: Context) -> Edit | None:

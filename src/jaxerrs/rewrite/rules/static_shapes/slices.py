@@ -73,11 +73,14 @@ def _static_atom(ctx: Context, code: str) -> cst.BaseExpression | None:
     return None
 
 
+def _traced_bounds(ctx: Context, s: cst.BaseSlice) -> bool:
+    """Whether a bound of the slice ``s`` reads a name whose live value is a tracer."""
+    return isinstance(s, cst.Slice) and any(b is not None and any(is_tracer(_lookup(ctx, n)) for n in _names_in(b))
+                                            for b in (s.lower, s.upper, s.step))
+
+
 def _traced_slice(ctx: Context, sub: cst.Subscript) -> bool:
-    """Whether a bound of one of ``sub``'s slices reads a name whose live value is a tracer."""
-    return any(isinstance(el.slice, cst.Slice) and any(
-        b is not None and any(is_tracer(_lookup(ctx, n)) for n in _names_in(b))
-        for b in (el.slice.lower, el.slice.upper, el.slice.step)) for el in sub.slice)
+    return any(_traced_bounds(ctx, el.slice) for el in sub.slice)
 
 
 def detect_traced_slice(ctx: Context, key: object = None) -> Found | None:
@@ -115,7 +118,7 @@ def dynamic_slice(ctx: Context) -> Edit | None:
         if not _within(ctx, sub, stmt):
             continue
         for i, el in enumerate(sub.slice):
-            if isinstance(el.slice, cst.Slice) and _traced_slice(ctx, sub.with_changes(slice=[el])):
+            if _traced_bounds(ctx, el.slice):
                 found.append((sub, i))
     if len(found) != 1:
         return None
