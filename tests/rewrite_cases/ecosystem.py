@@ -296,4 +296,102 @@ CASES = [
         dec_opt = nnx.Optimizer(decoder, optax.sgd(0.5))
         """,
     ),
+    # ------------------------------------------------------------------ Equinox: a Python-number field traced by jax.jit
+    case(
+        "eqx-int-field-shape-taps", "shape-not-concrete", setup=EQX,
+        cell="""
+        class MovingAverage(eqx.Module):
+            scale: jax.Array
+            taps: int = 3
+
+            def __call__(self, x):
+                k = jnp.ones(self.taps) / self.taps
+                offsets = jnp.arange(self.taps)
+                return self.scale * jnp.convolve(x, k, mode="valid") + 0 * offsets.sum()
+
+        @jax.jit
+        def smooth(model, x):
+            return model(x)
+
+        avg = MovingAverage(jnp.array(2.0), taps=4)
+        y = smooth(avg, jnp.arange(10.0))
+        """,
+        check="""
+        x = np.arange(10.0)
+        np.testing.assert_allclose(np.asarray(y), 2.0 * np.convolve(x, np.ones(4) / 4, mode="valid"), rtol=1e-5)
+        """,
+        wrong_fix="""
+        class MovingAverage(eqx.Module):
+            scale: jax.Array
+            taps: int = 3
+
+            def __call__(self, x):
+                k = jnp.ones(3) / 3
+                return self.scale * jnp.convolve(x, k, mode="valid")
+
+        @jax.jit
+        def smooth(model, x):
+            return model(x)
+
+        avg = MovingAverage(jnp.array(2.0), taps=4)
+        y = smooth(avg, jnp.arange(10.0))
+        """,
+    ),
+    case(
+        "eqx-bool-field-if-under-jit", "tracer-bool-conversion", setup=EQX,
+        cell="""
+        class Scale(eqx.Module):
+            weight: jax.Array
+            use_bias: bool = False
+
+            def __call__(self, x):
+                y = self.weight * x
+                if self.use_bias:
+                    y = y + 1.0
+                return y
+
+        @jax.jit
+        def apply(model, x):
+            return model(x)
+
+        out = apply(Scale(jnp.array(3.0), use_bias=True), jnp.arange(4.0))
+        """,
+        check="""
+        np.testing.assert_allclose(np.asarray(out), 3.0 * np.arange(4.0) + 1.0, rtol=1e-6)
+        """,
+        wrong_fix="""
+        class Scale(eqx.Module):
+            weight: jax.Array
+            use_bias: bool = False
+
+            def __call__(self, x):
+                return self.weight * x
+
+        @jax.jit
+        def apply(model, x):
+            return model(x)
+
+        out = apply(Scale(jnp.array(3.0), use_bias=True), jnp.arange(4.0))
+        """,
+    ),
+    # ------------------------------------------------------------------ strict promotion inside a library layer
+    case(
+        "eqx-strict-bf16-linear-input", "dtype-promotion-strict", setup=EQX,
+        cell="""
+        with jax.numpy_dtype_promotion("strict"):
+            lin = eqx.nn.Linear(4, 2, dtype=jnp.bfloat16, key=jax.random.key(0))
+            x = jnp.linspace(-1.0, 1.0, 4)
+            y = lin(x)
+        """,
+        check="""
+        assert y.dtype == jnp.bfloat16, y.dtype
+        ref = np.asarray(lin.weight, np.float32) @ np.linspace(-1.0, 1.0, 4) + np.asarray(lin.bias, np.float32)
+        np.testing.assert_allclose(np.asarray(y, np.float32), ref, rtol=3e-2, atol=3e-2)
+        """,
+        wrong_fix="""
+        lin = eqx.nn.Linear(4, 2, dtype=jnp.bfloat16, key=jax.random.key(0))
+        x = jnp.linspace(-1.0, 1.0, 4)
+        y = jnp.zeros(2, jnp.bfloat16)
+        """,
+    ),
 ]

@@ -13,6 +13,7 @@ import libcst as cst
 import libcst.matchers as m
 
 from jaxerrs.rewrite import Edit
+from jaxerrs.rewrite.analysis import is_tracer
 from jaxerrs.rewrite.context import Context, dotted_name
 from jaxerrs.rewrite.cst_tools import keyword_arg
 from jaxerrs.rewrite.jit_static import is_jit
@@ -50,16 +51,47 @@ def _assigned_names(ctx: Context, call: cst.Call) -> set[str]:
     return {n.value for t in a.targets for n in m.findall(t.target, m.Name())}  # type: ignore[attr-defined]
 
 
+_PY_SCALARS = (bool, int, float, complex, str)
+
+
+def traced_module_field(ctx: Context) -> str | None:
+    """``obj.field`` on the failing line whose live value is a tracer although the field is a Python number
+    (its annotation is ``int``/``float``/``bool``/``str``, or an instance of the class in the namespace holds
+    one there): ``jax.jit`` traced a non-array leaf of an Equinox module, which ``eqx.filter_jit`` keeps
+    static. The field's code, or None."""
+    names = {**(ctx.namespace or {}), **(ctx.locals or {})}
+    for node in ctx.at_line(m.Attribute(value=m.Name())):
+        assert isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name)
+        obj, attr = names.get(node.value.value), node.attr.value
+        cls = type(obj)
+        if not any(c.__name__ == "Module" and c.__module__.startswith("equinox") for c in cls.__mro__[1:]):
+            continue
+        if not is_tracer(getattr(obj, attr, None)):
+            continue
+        note = getattr(cls, "__annotations__", {}).get(attr)
+        scalar = note in _PY_SCALARS or note in {t.__name__ for t in _PY_SCALARS}
+        if scalar or any(type(v) is cls and isinstance(getattr(v, attr, None), _PY_SCALARS)
+                         for v in (ctx.namespace or {}).values()):
+            return ctx.code(node)
+    return None
+
+
 @rule("equinox-filter-jit")
 def equinox_filter_jit(ctx: Context) -> Edit | None:
     """Every bare ``jax.jit`` of the cell (decorator or call) becomes ``eqx.filter_jit``, and every bare
     ``jax.grad``/``jax.value_and_grad`` (``has_aux`` allowed) its ``eqx.filter_*`` twin: a module that holds
     a function fails at each of them, so fixing the jit alone fails again at the grad inside it.
 
+    Other records (a shape, a size, a Python ``int()`` of a traced value) name this rule too: there its
+    precondition is :func:`traced_module_field`, a module's Python-number field traced by ``jax.jit``.
+
     Refused: a jit or grad with other arguments (``static_argnums``, ``argnums``: no one-to-one ``filter_*``
     spelling), and a gradient mapped together with the module by ``jax.tree.map`` (the filtered gradient
     has None where the module has a function: the map would call the update on it).
     """
+    field = traced_module_field(ctx) if ctx.record_id != "equinox-jit-non-array-field" else None
+    if ctx.record_id != "equinox-jit-non-array-field" and field is None:
+        return None
     refs = []
     for node in ctx.nodes(cst.Decorator):
         assert isinstance(node, cst.Decorator)
@@ -94,6 +126,11 @@ def equinox_filter_jit(ctx: Context) -> Edit | None:
     pairs = [(node, cst.parse_expression(f"{eqx}.{kind}")) for node, kind in refs]
     kinds = sorted({kind for _, kind in refs})
     what = ", ".join(f"`eqx.{k}`" for k in kinds)
+    if field is not None:
+        return Edit(ctx.replace_many(pairs, [imp]), "review",
+                    f"`jax` transformations → {what}: `{field}` is a Python number of the module, which `jax.jit` "
+                    "traces; the filtered transformations keep it (and the call's other Python numbers) static, so "
+                    "a new value of one of them recompiles, and trace the arrays.")
     return Edit(ctx.replace_many(pairs, [imp]), "review",
                 f"`jax` transformations → {what}: the model's arrays are traced (and differentiated) and its other "
                 "leaves (functions, Python numbers) are kept static, so a new value of one of those recompiles.")

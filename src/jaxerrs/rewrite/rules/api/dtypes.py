@@ -99,6 +99,8 @@ def strict_dtype_cast(ctx: Context) -> Edit | None:
         va, vb = live_value(ctx, a, attrs="getattr", scoped=True), live_value(ctx, b, attrs="getattr", scoped=True)
         if _is_array(va) and _is_array(vb) and {str(va.dtype), str(vb.dtype)} == set(dts):
             hits.append((node, a, b, str(va.dtype)))
+    if not hits:
+        return _into_library_call(ctx, dts)
     if len(hits) != 1:
         return None
     _, a, b, da = hits[0]
@@ -109,3 +111,33 @@ def strict_dtype_cast(ctx: Context) -> Edit | None:
     return Edit(ctx.replace(operand, new, imports), "review",
                 f"`{src}` is cast to {target} explicitly, as strict promotion requires; check {target} is the "
                 "dtype you want the result in.")
+
+
+def _into_library_call(ctx: Context, dts: list[str]) -> Edit | None:
+    """The mismatch is inside a library call on the line (``layer(x)``, ``model.apply(v, x)``): the one array
+    argument of one of the two dtypes, where no argument has the other (it comes from the library's own
+    arrays, a layer's parameters), is cast to the other dtype: the input is given in the library's dtype.
+
+    Not for ``jax``/``jax.numpy`` calls (their operands are the user's; the promotion path handles them) nor
+    for functions defined in the cell (the cast belongs where the mismatch is).
+    """
+    hits = []
+    for call in _calls_on_line(ctx):
+        full = full_name(ctx, call.func)
+        if full.startswith("jax.") or isinstance(call.func, cst.Name) and ctx.function_named(call.func.value):
+            continue
+        arrays = [(a, str(v.dtype)) for a in call.args
+                  if _is_array(v := live_value(ctx, a.value, attrs="getattr", scoped=True))]
+        mine = [(a, d) for a, d in arrays if d in dts]
+        if len(mine) == 1 and not any(d != mine[0][1] and d in dts for _, d in arrays):
+            hits.append((call, mine[0][0], mine[0][1]))
+    if len(hits) != 1:
+        return None
+    call, arg, dtype = hits[0]
+    target = dts[1] if dtype == dts[0] else dts[0]
+    imports: list[str | None] = []
+    new = _cast(ctx, arg.value, call, target, imports)
+    src, fn = ctx.code(arg.value), ctx.code(call.func)
+    return Edit(ctx.replace(arg.value, new, imports), "review",
+                f"`{src}` ({dtype}) is cast to {target}, the dtype `{fn}` computes in (its own arrays are {target}), "
+                f"as strict promotion requires; the result is {target}: check that is the precision you want.")
