@@ -903,3 +903,44 @@ def test_tree_map_container_conversion_same_leaves(cells, seed):
         assert isinstance(got, tuple) and len(got) == k
         for g_, p, r in zip(got, params, raw, strict=True):
             close(g_, p - float(lr) * r * 0.5)
+
+
+# ---------------------------------------------------------------------------------------------- static-arithmetic
+
+_ARITH = {"add": lambda a, b: a + b, "subtract": lambda a, b: a - b, "multiply": lambda a, b: a * b,
+          "floor_divide": lambda a, b: a // b, "maximum": max, "minimum": min, "mod": lambda a, b: a % b}
+
+
+def _arith_program(rng: np.random.RandomState) -> tuple[str, tuple[int, int], list[int]]:
+    """(a jitted cell whose sizes come from jnp arithmetic on shapes, x's shape, the sizes in Python)."""
+    shape = (int(rng.randint(2, 6)), int(rng.randint(2, 6)))
+    operands = {"x.shape[0]": shape[0], "x.shape[1]": shape[1], "x.size": shape[0] * shape[1], "x.ndim": 2}
+    lines, sizes = [], []
+    for j in range(int(rng.randint(1, 3))):  # one or two sizes, the second maybe from the first
+        while True:
+            op = str(rng.choice(sorted(_ARITH)))
+            pool = {**operands, **{f"n{k}": sizes[k] for k in range(j)}}
+            a = str(rng.choice(sorted(pool)))
+            b_lit = int(rng.randint(1, 4))
+            b, bv = (str(b_lit), b_lit) if rng.rand() < 0.6 else (lambda k: (k, pool[k]))(str(rng.choice(sorted(pool))))
+            v = _ARITH[op](pool[a], bv)
+            if 0 < v <= 64:
+                break
+        lines.append(f"n{j} = jnp.{op}({a}, {b})")
+        sizes.append(v)
+    uses = " + ".join(f"jnp.arange(n{j}).sum() + jnp.zeros((n{j}, 2)).sum()" for j in range(len(sizes)))
+    body = "\n".join(lines)
+    cell = f"@jax.jit\ndef f(x):\n{textwrap.indent(body, '    ')}\n    return x.sum() + {uses}\n\nout = f(x)\n"
+    return cell, shape, sizes
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_static_arithmetic_same_sizes_as_python(cells, seed):
+    """jnp arithmetic on shapes -> Python arithmetic: the same sizes, so the same result as NumPy."""
+    rng = np.random.RandomState(seed)
+    for _ in range(3):
+        cell, shape, sizes = _arith_program(rng)
+        x = rng.randn(*shape).astype(np.float32)
+        fixed = cells.fixed(cell, "static-arithmetic", data={"x": x})
+        want = float(x.sum()) + sum(n * (n - 1) / 2 for n in sizes)
+        close(cells.run(fixed, data={"x": x})["out"], want, rtol=1e-5, atol=1e-4)

@@ -1054,6 +1054,95 @@ CASES = [
                 object.__setattr__(self, "scale", 1.0)
         """,
     ),
+    case(
+        "r3-hashable-dict-config-two-calls", "jit-non-hashable-static-arg", setup=BASE,
+        # a dict of options for a static parameter, passed by name and inline: both calls become item tuples
+        cell="""
+        @partial(jax.jit, static_argnames="opts")
+        def features(x, opts):
+            \"\"\"Polynomial features of x up to opts['degree'], scaled.\"\"\"
+            powers = jnp.stack([x ** k for k in range(opts["degree"] + 1)], axis=-1)
+            return opts["scale"] * powers
+
+        opts = {"degree": 3, "scale": 0.5}
+        train = features(jnp.arange(3.0), opts=opts)
+        test = features(jnp.array([2.0]), opts={"degree": 1, "scale": 2.0})
+        """,
+        check="""
+        x = np.arange(3.0)
+        np.testing.assert_allclose(np.asarray(train), 0.5 * np.stack([x ** k for k in range(4)], axis=-1))
+        np.testing.assert_allclose(np.asarray(test), [[2.0, 4.0]])
+        """,
+        wrong_fix="""
+        @partial(jax.jit, static_argnames="opts")
+        def features(x, opts):
+            powers = jnp.stack([x ** k for k in range(4)], axis=-1)
+            return 0.5 * powers
+
+        opts = (("degree", 3), ("scale", 0.5))
+        train = features(jnp.arange(3.0), opts=opts)
+        test = features(jnp.array([2.0]), opts=opts)
+        """,
+    ),
+    case(
+        "r3-hashable-dict-list-values", "jit-non-hashable-static-arg", setup=BASE, offer="none",
+        # a value of the dict is a list: a tuple of the items would not hash either
+        cell="""
+        @partial(jax.jit, static_argnums=1)
+        def mlp_shapes(x, cfg):
+            return jnp.zeros((x.shape[0], sum(cfg["widths"])))
+
+        out = mlp_shapes(jnp.ones((2, 3)), {"widths": [4, 4]})
+        """,
+        check="""
+        assert out.shape == (2, 8)
+        """,
+        wrong_fix="""
+        out = jnp.zeros((2, 4))
+        """,
+    ),
+    case(
+        "r3-jnp-arithmetic-window-count", "shape-not-concrete", setup=ALIAS_J,
+        # sizes computed with jnp from shapes: known while tracing, traced only because jnp computed them
+        cell="""
+        @J.jit
+        def framed(signal, hop):
+            n_frames = np.floor_divide(signal.shape[0], 4)
+            width = np.maximum(hop.shape[0], 2)
+            frames = np.zeros((n_frames, width))
+            return frames + signal[: n_frames * width].reshape(n_frames, width) * hop
+
+        out = framed(np.arange(16.0), np.ones(4))
+        """,
+        check="""
+        onp.testing.assert_allclose(onp.asarray(out), onp.arange(16.0).reshape(4, 4))
+        """,
+        wrong_fix="""
+        @J.jit
+        def framed(signal, hop):
+            return np.zeros((4, 4))
+
+        out = framed(np.arange(16.0), np.ones(4))
+        """,
+    ),
+    case(
+        "r3-jnp-arithmetic-from-values", "shape-not-concrete", setup=ALIAS_J, offer="none",
+        # the size depends on the data (a sum), not on shapes: Python arithmetic would not make it static
+        cell="""
+        @J.jit
+        def padded(x):
+            n = np.add(np.sum(x > 0), 1)
+            return np.zeros((n,))
+
+        out = padded(np.array([1.0, -2.0, 3.0]))
+        """,
+        check="""
+        assert out.shape == (3,)
+        """,
+        wrong_fix="""
+        out = np.zeros((2,))
+        """,
+    ),
     # ================================================================== arguments written inline in the call
     case(
         "r3-inline-shared-weights-vmap", "vmap-inconsistent-sizes", setup=BASE,

@@ -2,6 +2,8 @@
 
 - ``static-argnames``: a size, shape, count or axis that is traced because it is a parameter of the
   user's own jitted function -> that parameter becomes static on the user's ``jit``.
+- ``static-arithmetic``: a size computed with ``jnp`` from shapes and constants (``jnp.add(x.size, 1)``)
+  -> the same arithmetic in Python, a static int (``arithmetic.py``).
 - ``dynamic-slice``: ``x[i:i + k]`` with a traced start and a static length -> ``lax.dynamic_slice_in_dim``.
 - ``static-arg-hashable``: a list passed for a static argument -> a tuple.
 - ``jit-method``: ``@jax.jit`` on a method -> ``@partial(jax.jit, static_argnums=0)``.

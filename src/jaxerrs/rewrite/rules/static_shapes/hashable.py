@@ -72,6 +72,8 @@ def static_arg_hashable(ctx: Context) -> Edit | None:
     for one becomes a frozen dataclass (see :func:`_frozen_dataclass`)."""
     text = ctx.message or ""
     mt = re.search(r"hash an object of type <class '([\w.]+)'>, (.*?)\. The error was", text, re.S)
+    if mt is not None and mt.group(1) == "dict":
+        return _dict_items(ctx, mt.group(2))
     if mt is not None and mt.group(1) != "list":
         return _frozen_dataclass(ctx, mt.group(1), mt.group(2))
     if mt is None:
@@ -117,6 +119,85 @@ def static_arg_hashable(ctx: Context) -> Edit | None:
         return Edit(edit, "safe", summary + ", and the function only reads the items.")
     return Edit(edit, "review",
                 summary + "; check the function does not use it as a list (`+ [..]`, `.append`, `== [..]`).")
+
+
+def _dict_items(ctx: Context, shown: str) -> Edit | None:
+    """A dict passed for a static parameter: the calls pass ``tuple(d.items())`` and the function's first
+    line turns it back into the dict, ``kw = dict(kw)``.
+
+    The body then reads a dict equal to the one passed (same keys, same values, same order), so it computes
+    what it would have computed; the tuple of items hashes by value, so equal dicts share one compilation.
+    Only when the function is defined in this cell, ``jit`` makes the parameter static, the dict's values
+    hash, and every call of the function in the cell passes a dict there (each is converted). ``review``:
+    the function gets a copy, so code that relies on the dict's identity or changes it sees the difference.
+    """
+    stmt = ctx.statement()
+    if stmt is None:
+        return None
+    hits = []
+    for call in ctx.nodes(cst.Call):
+        assert isinstance(call, cst.Call)
+        if not _within(ctx, call, stmt) or full_name(ctx, call.func, keep=True).startswith("jax."):
+            continue
+        for a in call.args:
+            v = live_value(ctx, a.value, attrs="instance-or-module") if isinstance(a.value, (cst.Name, cst.Dict)) \
+                else MISSING
+            if isinstance(a.value, cst.Dict) and v is MISSING:
+                v = py_literal(a.value)
+            if isinstance(v, dict) and repr(v) == shown.strip():
+                hits.append((call, a))
+    if len(hits) != 1 or not isinstance(hits[0][0].func, cst.Name):
+        return None
+    call, arg = hits[0]
+    found = _callee_def(ctx, call)
+    if found is None or found[1]:
+        return None
+    fn = found[0]
+    param = _param_of(call, arg, fn, False)
+    site = find_jit(ctx, fn)
+    static = site.statics() if site is not None else None
+    if param is None or not static or param not in static or param not in param_names(fn)[0]:
+        return None
+    pairs: list[tuple[cst.CSTNode, cst.CSTNode]] = []
+    for other in ctx.nodes(cst.Call):
+        assert isinstance(other, cst.Call)
+        if not (isinstance(other.func, cst.Name) and other.func.value == call.func.value):
+            continue
+        mine = [a for a in other.args if not a.star and _param_of(other, a, fn, False) == param]
+        if any(a.star for a in other.args) or len(mine) != 1:
+            return None
+        v = live_value(ctx, mine[0].value, attrs="instance-or-module")
+        if isinstance(mine[0].value, cst.Dict) and v is MISSING:
+            v = py_literal(mine[0].value)
+        if not isinstance(v, dict) or not _all_hash(v):
+            return None
+        node = mine[0].value
+        src = ctx.code(node)
+        pairs.append((node, cst.parse_expression(f"tuple({src}.items())" if isinstance(node, (cst.Name, cst.Dict))
+                                                 else f"tuple(({src}).items())")))
+    body = fn.body
+    if not isinstance(body, cst.IndentedBlock):
+        return None
+    stmts = list(body.body)
+    first = stmts[0] if stmts else None
+    doc = (isinstance(first, cst.SimpleStatementLine) and len(first.body) == 1 and isinstance(first.body[0], cst.Expr)
+           and isinstance(first.body[0].value, (cst.SimpleString, cst.ConcatenatedString)))
+    k = 1 if doc else 0
+    stmts.insert(k, cst.parse_statement(f"{param} = dict({param})\n"))
+    pairs.append((fn, fn.with_changes(body=body.with_changes(body=stmts))))
+    n = len(pairs) - 1
+    return Edit(ctx.replace_many(pairs), "review",
+                f"the dict for the static `{param}` of `{fn.name.value}` is passed as a tuple of its items "
+                f"({n} call{'s' if n > 1 else ''}), which hashes, and `{param} = dict({param})` turns it back "
+                "into the same dict in the function; check nothing relies on it being the very dict passed.")
+
+
+def _all_hash(v: dict) -> bool:
+    try:
+        hash(tuple(v.items()))
+    except TypeError:
+        return False
+    return True
 
 
 def _param_of(call: cst.Call, arg: cst.Arg, fn: cst.FunctionDef, method: bool) -> str | None:
