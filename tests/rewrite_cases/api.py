@@ -876,6 +876,27 @@ CASES = [
         """,
     ),
     case(
+        "two-int-seeds-two-names", "prng-key-not-array", setup=SETUP,
+        # two seeds under two names: both become keys, or the cell fails again at the second draw
+        cell="""
+        data_seed, init_seed = 0, 1
+        x = jax.random.normal(data_seed, (4,))
+        w = jax.random.uniform(init_seed, (4,))
+        y = x * w
+        """,
+        check="""
+        ref = np.asarray(jax.random.normal(jax.random.key(0), (4,))) * np.asarray(
+            jax.random.uniform(jax.random.key(1), (4,)))
+        np.testing.assert_allclose(np.asarray(y), ref, rtol=1e-6)
+        """,
+        wrong_fix="""
+        data_seed, init_seed = 0, 1
+        x = jax.random.normal(jax.random.key(data_seed), (4,))
+        w = jax.random.uniform(jax.random.key(data_seed), (4,))
+        y = x * w
+        """,
+    ),
+    case(
         "split-int-from-random-import", "prng-key-not-array", setup=KEYS + _d("""
         from jax import random
         """),

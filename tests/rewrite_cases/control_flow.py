@@ -664,6 +664,33 @@ CASES = [
     ),
     # ------------------------------------------------------------------ concretization-python-scalar-conversion
     case(
+        "math-functions-in-jitted-physics", "concretization-python-scalar-conversion", setup=SETUP,
+        # math.* converts its argument with float(): every math call on traced values becomes jnp's
+        cell="""
+        import math
+
+        @jax.jit
+        def pendulum_period(length, amplitude):
+            small = 2 * math.pi * math.sqrt(length / 9.81)
+            return small * (1 + amplitude ** 2 / 16 + 11 * amplitude ** 4 / 3072) + 0 * math.cos(amplitude)
+
+        T = pendulum_period(2.0, 0.3)
+        """,
+        check="""
+        import math as _m
+        want = 2 * _m.pi * _m.sqrt(2.0 / 9.81) * (1 + 0.3 ** 2 / 16 + 11 * 0.3 ** 4 / 3072)
+        np.testing.assert_allclose(float(T), want, rtol=1e-5)
+        """,
+        wrong_fix="""
+        import math
+
+        def pendulum_period(length, amplitude):
+            return 2 * math.pi * math.sqrt(length / 9.81)
+
+        T = pendulum_period(2.0, 0.3)
+        """,
+    ),
+    case(
         "int-factor-truncates", "concretization-python-scalar-conversion", setup=SETUP,
         cell="""
         @jax.jit

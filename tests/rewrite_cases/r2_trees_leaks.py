@@ -52,6 +52,66 @@ Y = jnp.asarray(np.array([0.5, 1.0, 1.5, 2.0, 2.5, 3.0]), jnp.float32)
 """
 
 TREES = [
+    # ---------------------------------------------------------------- a state tree written by hand as zeros
+    case(
+        "velocity-zeros-missing-scale", "tree-map-dict-missing-key", setup=SETUP,
+        # the hand-written velocity lacks the new `scale` parameter: built from the parameters, it has it
+        cell="""
+        params = {"w": jnp.ones((2, 3)), "b": jnp.zeros(3), "scale": jnp.ones(())}
+        velocity = {"w": jnp.zeros((2, 3)), "b": jnp.zeros(3)}
+
+        @jax.jit
+        def step(params, velocity):
+            grads = jax.tree.map(lambda p: 0.5 * p, params)
+            velocity = jax.tree.map(lambda v, g: 0.9 * v + g, velocity, grads)
+            params = jax.tree.map(lambda p, v: p - 0.1 * v, params, velocity)
+            return params, velocity
+
+        for _ in range(3):
+            params, velocity = step(params, velocity)
+        """,
+        check="""
+        def ref(p0):
+            p, v = p0, 0.0
+            for _ in range(3):
+                v = 0.9 * v + 0.5 * p
+                p = p - 0.1 * v
+            return p
+        np.testing.assert_allclose(np.asarray(params["w"]), np.full((2, 3), ref(1.0)), rtol=1e-5)
+        np.testing.assert_allclose(np.asarray(params["scale"]), ref(1.0), rtol=1e-5)
+        np.testing.assert_allclose(np.asarray(params["b"]), np.zeros(3), atol=1e-7)
+        assert set(velocity) == {"w", "b", "scale"}
+        """,
+        wrong_fix="""
+        params = {"w": jnp.ones((2, 3)), "b": jnp.zeros(3), "scale": jnp.ones(())}
+        velocity = {"w": jnp.zeros((2, 3)), "b": jnp.zeros(3), "scale": jnp.ones(())}
+
+        @jax.jit
+        def step(params, velocity):
+            grads = jax.tree.map(lambda p: 0.5 * p, params)
+            velocity = jax.tree.map(lambda v, g: 0.9 * v + g, velocity, grads)
+            params = jax.tree.map(lambda p, v: p - 0.1 * v, params, velocity)
+            return params, velocity
+
+        for _ in range(3):
+            params, velocity = step(params, velocity)
+        """,
+    ),
+    case(
+        "two-constant-trees-missing-key", "tree-map-dict-missing-key", setup=SETUP, offer="none",
+        # both trees are written as constants, one with fewer keys: which one is meant is not said
+        cell="""
+        a = {"x": jnp.zeros(2), "y": jnp.zeros(3)}
+        b = {"x": jnp.zeros(2)}
+        c = jax.tree.map(lambda u, v: u + v, a, b)
+        """,
+        check="""
+        assert set(c) == {"x", "y"}
+        """,
+        wrong_fix="""
+        c = {"x": jnp.zeros(2)}
+        """,
+    ),
     # ---------------------------------------------------------------- a state list built from a tuple of params
     case(
         "momentum-list-from-param-tuple", "tree-map-node-type-mismatch", setup=_s(SETUP, LINREG),

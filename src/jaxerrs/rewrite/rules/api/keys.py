@@ -77,6 +77,9 @@ def _key_style(ctx: Context) -> str:
 def int_to_key(ctx: Context) -> Edit | None:
     """An int seed passed where a PRNG key goes is turned into a key (``jax.random.key(seed)``)."""
     bad = ctx.values.get("key_data", "")
+    if not bad:  # the hole's name differs between releases (``{key_data}``, ``{value}``): read the message's tail
+        got = re.search(r"\. Got (-?\d+)\s*$", ctx.message or "")
+        bad = got.group(1) if got else ""
     stmt = ctx.statement(cst.If, cst.While, cst.For, cst.With, cst.Return)
     if stmt is None:
         return None
@@ -110,10 +113,8 @@ def int_to_key(ctx: Context) -> Edit | None:
             return None
         where = f"the calls of `{fn.name.value}`"
     else:
-        same = ctx.code(arg.value)
-        for c, a, p in calls:
-            same_int = ctx.code(a.value) == same and _is_int(ctx, a.value) and ctx.enclosing(
-                c, cst.FunctionDef) is fn
+        for c, a, p in calls:  # every int given as a key in this scope raises the same way: all of them
+            same_int = _is_int(ctx, a.value) and ctx.enclosing(c, cst.FunctionDef) is fn
             if c is call or isinstance(a.value, cst.Integer) or same_int:
                 pairs.append((a.value, _wrap(f"{p}.{style}", a.value)))
         where = "the `jax.random` calls"

@@ -88,8 +88,24 @@ def _traced_names(ctx: Context, scope: cst.CSTNode) -> set[str]:
     return tainted
 
 
+# ``math`` functions (which convert their argument with ``float()``) -> the jnp function of the same math
+_MATH_TWINS = {
+    "sqrt": "sqrt", "exp": "exp", "expm1": "expm1", "log1p": "log1p", "log2": "log2", "log10": "log10",
+    "sin": "sin", "cos": "cos", "tan": "tan", "asin": "arcsin", "acos": "arccos", "atan": "arctan",
+    "atan2": "arctan2", "sinh": "sinh", "cosh": "cosh", "tanh": "tanh", "asinh": "arcsinh", "acosh": "arccosh",
+    "atanh": "arctanh", "fabs": "abs", "hypot": "hypot", "pow": "power", "degrees": "degrees",
+    "radians": "radians", "copysign": "copysign", "isnan": "isnan", "isinf": "isinf", "isfinite": "isfinite",
+}
+
+
 def _jax_twin(ctx: Context, full: str, call: cst.Call) -> str | None:
-    """'jax.numpy.sin' for 'numpy.sin', 'jax.scipy.special.expit' for 'scipy.special.expit', when it exists."""
+    """'jax.numpy.sin' for 'numpy.sin' (and 'math.sin'; 'jax.numpy.arcsin' for 'math.asin'),
+    'jax.scipy.special.expit' for 'scipy.special.expit', when it exists."""
+    if full.startswith("math."):
+        rest = "log" if full == "math.log" and len(call.args) == 1 else _MATH_TWINS.get(full[len("math."):])
+        if rest is None or any(a.keyword is not None or a.star for a in call.args):
+            return None
+        full = f"numpy.{rest}"
     if full.startswith("numpy."):
         rest = full[len("numpy."):]
         if rest.split(".")[0] in ("random", "testing", "ma", "char", "rec", "lib", "polynomial") or \
@@ -128,7 +144,7 @@ def _numpy_to_jnp_in(ctx: Context, scope: cst.CSTNode) -> Edit | None | bool:
     lo, hi = ctx.span(stmt) if stmt is not None else (ctx.line or 0, ctx.line or 0)
     pairs: list[tuple[cst.CSTNode, cst.CSTNode]] = []
     imports: list[str | None] = []
-    on_line = blocked = scipy = False
+    on_line = blocked = scipy = mathy = math_here = False
     done: list[str] = []
     other: list[str] = []
     for call in ctx.nodes(cst.Call):
@@ -136,13 +152,15 @@ def _numpy_to_jnp_in(ctx: Context, scope: cst.CSTNode) -> Edit | None | bool:
         if scope not in ctx.ancestors(call):
             continue
         full = full_name(ctx, call.func)
-        if not full.startswith(("numpy.", "scipy.")):
+        if not full.startswith(("numpy.", "scipy.", "math.")):
             continue
+        mathy = mathy or full.startswith("math.")
         reads = set().union(*[_traced_reads(a.value) for a in call.args]) if call.args else set()
         if not reads & tainted:
             continue
         here = lo <= ctx.span(call)[0] <= hi
         on_line = on_line or here
+        math_here = math_here or here and full.startswith("math.")
         new = _jax_twin(ctx, full, call)
         if new is None:
             blocked = True  # no twin: a rewrite would only move the error
@@ -162,8 +180,8 @@ def _numpy_to_jnp_in(ctx: Context, scope: cst.CSTNode) -> Edit | None | bool:
         imports.append(stmt_)
         pairs.append((call.func, _expr(expr)))
         done.append(f"`{ctx.code(call.func)}` -> `{expr}`")
-    if not on_line:
-        return False
+    if not on_line or ctx.record_id == "concretization-python-scalar-conversion" and not math_here:
+        return False  # a Python-number conversion is fixed here only when `math` made it on this line
     if blocked:
         return None
     fname = scope.name.value if isinstance(scope, cst.FunctionDef) else "the lambda"
@@ -172,6 +190,11 @@ def _numpy_to_jnp_in(ctx: Context, scope: cst.CSTNode) -> Edit | None | bool:
         return Edit(ctx.replace_many(pairs, imports), "review",
                     f"Traced values in `{fname}` go through JAX, not NumPy/SciPy: {listed}; check the jax.scipy "
                     "function supports the arguments you pass.")
+    if mathy:
+        return Edit(ctx.replace_many(pairs, imports), "review",
+                    f"`math` (and NumPy) cannot compute on traced values in `{fname}`: {listed}; the results are "
+                    "JAX arrays (float32 by default, not Python floats), and where `math` raises (`sqrt` of a "
+                    "negative number) `jnp` gives nan: check nothing relies on either.")
     if other:
         return Edit(ctx.replace_many(pairs, imports), "review",
                     f"NumPy cannot compute on traced values in `{fname}`: {listed}; check that "

@@ -417,6 +417,128 @@ def _like_literal(ctx: Context, call: cst.Call, g_node: cst.BaseExpression, othe
                 "check that each parameter should get this state.")
 
 
+_CONSTANT_INITS = {"jax.numpy.zeros": "zeros_like", "jax.numpy.ones": "ones_like",
+                   "jax.numpy.zeros_like": "zeros_like", "jax.numpy.ones_like": "ones_like"}
+
+
+def _literal_leaves(node: cst.BaseExpression) -> list[cst.BaseExpression] | None:
+    """The leaf expressions of a nested dict/list/tuple literal, in order; None for a ``**``/``*`` entry."""
+    if isinstance(node, cst.Dict):
+        if not all(isinstance(e, cst.DictElement) for e in node.elements):
+            return None
+        items = [e.value for e in node.elements]  # type: ignore[union-attr]
+    elif isinstance(node, (cst.List, cst.Tuple)):
+        if not all(isinstance(e, cst.Element) for e in node.elements):
+            return None
+        items = [e.value for e in node.elements]
+    else:
+        return [node]
+    out: list[cst.BaseExpression] = []
+    for item in items:
+        got = _literal_leaves(item)
+        if got is None:
+            return None
+        out += got
+    return out
+
+
+def _in_scope_of(ctx: Context, node: cst.BaseExpression, call: cst.Call, scope: cst.CSTNode) -> cst.Name | None:
+    """``node`` (a tree the failing call maps) as a name of ``scope``: itself, or for a parameter of the
+    function the call is in, the name given for it at that function's one call."""
+    if not isinstance(node, cst.Name):
+        return None
+    fn = ctx.enclosing(call, cst.FunctionDef)
+    if _scope_body(ctx, call) is scope or fn is None:
+        return node
+    assert isinstance(fn, cst.FunctionDef)
+    params = [p.name.value for p in fn.params.params]
+    if node.value not in params:
+        return None
+    calls = [c for c in ctx.nodes(cst.Call) if m.matches(c, m.Call(func=m.Name(fn.name.value)))]
+    if len(calls) != 1:
+        return None
+    i = params.index(node.value)
+    args = calls[0].args  # type: ignore[attr-defined]
+    arg = next((a.value for a in args if a.keyword is not None and a.keyword.value == node.value), None)
+    if arg is None and i < len(args) and args[i].keyword is None and not args[i].star:
+        arg = args[i].value
+    return arg if isinstance(arg, cst.Name) and _scope_body(ctx, calls[0]) is scope else None
+
+
+def _same_structure_name(ctx: Context, lit: cst.CSTNode, value: Any) -> cst.Name | None:
+    """The one name assigned before ``lit`` in its scope whose live value has ``value``'s tree structure
+    (the parameters a gradient tree was computed from)."""
+    import jax
+
+    scope, line = _scope_body(ctx, lit), ctx.span(lit)[0]
+    try:
+        want = jax.tree.structure(value)
+    except Exception:  # noqa: BLE001
+        return None
+    names = {t.value for a in ctx.nodes(cst.Assign) if _scope_body(ctx, a) is scope and ctx.span(a)[0] < line
+             for tgt in a.targets for t in m.findall(tgt.target, m.Name())}  # type: ignore[attr-defined]
+    hits = []
+    for n in sorted(names):
+        v = live_value(ctx, cst.Name(n), attrs="instance-or-module")
+        try:
+            if v is not MISSING and jax.tree.leaves(v) and jax.tree.structure(v) == want:
+                hits.append(n)
+        except Exception:  # noqa: BLE001
+            continue
+    return cst.Name(hits[0]) if len(hits) == 1 else None
+
+
+def _fix_constant_literal(ctx: Context, call: cst.Call, trees: list[cst.BaseExpression], values: list[Any],
+                          odd: int) -> Edit | None:
+    """A state tree written by hand as zeros (or ones) with other keys or fewer entries than the tree it is
+    mapped with -> ``jax.tree.map(jnp.zeros_like, params)``: the same constant, in the other tree's structure.
+
+    Only when every leaf of the literal is ``jnp.zeros``/``ones``(``_like``) of one kind, each leaf shape of
+    the literal is a leaf shape of the other tree (a renamed or missing entry, not another model), and the
+    other tree is a name bound where the literal is written.
+    """
+    import jax
+
+    for mine, other in ((odd, 0), (0, odd)):
+        lit = _dict_literal(ctx, trees[mine], ctx.span(call)[0], _scope_body(ctx, call))
+        leaves = _literal_leaves(lit) if isinstance(lit, (cst.Dict, cst.List, cst.Tuple)) else None
+        if not leaves:
+            continue
+        kinds = {_CONSTANT_INITS.get(full_name(ctx, x.func, modules=_PUBLIC, keep=True, methods=True))
+                 for x in leaves if isinstance(x, cst.Call)}
+        if len(kinds) != 1 or None in kinds or not all(isinstance(x, cst.Call) for x in leaves):
+            continue
+        olit = _dict_literal(ctx, trees[other], ctx.span(call)[0], _scope_body(ctx, call))
+        oleaves = _literal_leaves(olit) if isinstance(olit, (cst.Dict, cst.List, cst.Tuple)) else None
+        if oleaves and all(isinstance(x, cst.Call) and full_name(ctx, x.func, modules=_PUBLIC, keep=True, methods=True)
+                           in _CONSTANT_INITS for x in oleaves):
+            return None  # both trees are written as constants: which one is the state is not said
+        scope = _scope_body(ctx, lit)
+        src = _in_scope_of(ctx, trees[other], call, scope) or _same_structure_name(ctx, lit, values[other])
+        if src is None or (_binding_before(ctx, scope, src.value, ctx.span(lit)[0]) is None
+                           and not (scope is not ctx.module and ctx.bound(src.value))):
+            continue
+        try:
+            have = sorted(str(_shape_of(x)) for x in jax.tree.leaves(values[mine]))
+            want = sorted(str(_shape_of(x)) for x in jax.tree.leaves(values[other]))
+        except Exception:  # noqa: BLE001
+            continue
+        if len(have) > len(want) or any(have.count(s) > want.count(s) for s in set(have)):
+            continue
+        tm = ctx.ref("jax.tree.map") or ctx.ref("jax.tree_util.tree_map")
+        jnp = ctx.ref("jax.numpy")
+        if tm is None or jnp is None:
+            continue
+        kind = kinds.pop()
+        name = ctx.code(trees[mine]) if isinstance(trees[mine], cst.Name) else "the state"
+        new = cst.parse_expression(f"{tm}({jnp}.{kind}, {src.value})")
+        return Edit(ctx.replace(lit, new), "review",
+                    f"`{name}` is built as `{kind}` of `{src.value}`, so it has exactly its keys and structure "
+                    f"(the hand-written tree had {'other keys' if len(have) == len(want) else 'fewer entries'}); "
+                    f"each entry takes the dtype of `{src.value}`'s: check the state should cover every entry.")
+    return None
+
+
 @rule("tree-structure", detect=detect_tree_source)
 def tree_structure(ctx: Context) -> Edit | None:
     """Two pytrees that should match in ``jax.tree.map`` (or an Optax update): fix where the odd tree came
@@ -440,7 +562,8 @@ def tree_structure(ctx: Context) -> Edit | None:
                 lambda: _fix_value_and_grad(ctx, call, trees, odd),
                 lambda: _fix_container(ctx, call, trees, values, odd),
                 lambda: _fix_dict_key(ctx, call, trees, values, odd),
-                lambda: _fix_like_literal(ctx, call, trees, values, odd)):
+                lambda: _fix_like_literal(ctx, call, trees, values, odd),
+                lambda: _fix_constant_literal(ctx, call, trees, values, odd)):
         edit = fix()
         if edit is not None:
             return edit
