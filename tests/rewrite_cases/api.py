@@ -897,6 +897,30 @@ CASES = [
         """,
     ),
     case(
+        "int-seed-split-in-a-loop", "prng-key-not-array", setup=SETUP,
+        # the seed is split on every step: the key must be made where the seed is written, not at the split
+        cell="""
+        key = 0
+        samples = []
+        for _ in range(3):
+            key, sub = jax.random.split(key)
+            samples.append(jax.random.normal(sub, (2,)))
+        batch = jnp.stack(samples)
+        """,
+        check="""
+        k = jax.random.key(0)
+        ref = []
+        for _ in range(3):
+            k, s = jax.random.split(k)
+            ref.append(np.asarray(jax.random.normal(s, (2,))))
+        np.testing.assert_allclose(np.asarray(batch), np.stack(ref), rtol=1e-6)
+        """,
+        wrong_fix="""
+        samples = [jax.random.normal(jax.random.key(i), (2,)) for i in range(3)]
+        batch = jnp.stack(samples)
+        """,
+    ),
+    case(
         "split-int-from-random-import", "prng-key-not-array", setup=KEYS + _d("""
         from jax import random
         """),

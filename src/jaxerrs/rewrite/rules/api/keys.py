@@ -113,14 +113,62 @@ def int_to_key(ctx: Context) -> Edit | None:
             return None
         where = f"the calls of `{fn.name.value}`"
     else:
+        seeded: set[int] = set()  # int literals a name is bound to, made keys where they are written
         for c, a, p in calls:  # every int given as a key in this scope raises the same way: all of them
             same_int = _is_int(ctx, a.value) and ctx.enclosing(c, cst.FunctionDef) is fn
-            if c is call or isinstance(a.value, cst.Integer) or same_int:
+            if not (c is call or isinstance(a.value, cst.Integer) or same_int):
+                continue
+            lit = _int_binding(ctx, a.value, fn) if isinstance(a.value, cst.Name) and _only_keys(
+                ctx, a.value, fn, {id(k.value) for _, k, _ in calls}) else None
+            if lit is None:
                 pairs.append((a.value, _wrap(f"{p}.{style}", a.value)))
+            elif id(lit) not in seeded:
+                seeded.add(id(lit))
+                pairs.append((lit, _wrap(f"{p}.{style}", lit)))
         where = "the `jax.random` calls"
     return Edit(ctx.replace_many(pairs), "review",
                 f"Integer seeds passed to {where} are turned into keys with `{prefix}.{style}(seed)`; check that "
                 "you did not mean to pass an existing key (its random numbers would differ).")
+
+
+def _only_keys(ctx: Context, name: cst.Name, fn: cst.CSTNode | None, key_args: set[int]) -> bool:
+    """Whether every read of ``name`` in its scope is the key argument of a ``jax.random`` call (so the
+    seed may become a key where it is written; a seed also printed or added to is not)."""
+    for n in ctx.nodes(cst.Name):
+        assert isinstance(n, cst.Name)
+        if n.value != name.value or ctx.enclosing(n, cst.FunctionDef) is not fn:
+            continue
+        p = ctx.parent(n)
+        if isinstance(p, cst.Attribute) and p.attr is n:
+            continue
+        stores = isinstance(p, (cst.AssignTarget, cst.Element)) and any(
+            isinstance(x, cst.AssignTarget) for x in [p, *ctx.ancestors(p)][:3])
+        if not stores and id(n) not in key_args:
+            return False
+    return True
+
+
+def _int_binding(ctx: Context, name: cst.Name, fn: cst.CSTNode | None) -> cst.Integer | None:
+    """The int literal ``name`` is bound to by its one such assignment in its scope (``key = 0``,
+    ``data_seed, init_seed = 0, 1``), when every other binding there is not an int (``key, sub =
+    split(key)``): the key is made where the seed is written, so a loop that splits it keeps a key."""
+    found: list[cst.Integer] = []
+    for a in ctx.nodes(cst.Assign):
+        assert isinstance(a, cst.Assign)
+        if ctx.enclosing(a, cst.FunctionDef) is not fn:
+            continue
+        for t in a.targets:
+            tgt, val = t.target, a.value
+            if isinstance(tgt, cst.Name) and tgt.value == name.value and isinstance(val, cst.Integer):
+                found.append(val)
+            elif isinstance(tgt, (cst.Tuple, cst.List)) and isinstance(val, (cst.Tuple, cst.List)):
+                names = [e.value for e in tgt.elements]
+                vals = [e.value for e in val.elements]
+                for n, v in zip(names, vals, strict=False):
+                    if len(names) == len(vals) and isinstance(n, cst.Name) and n.value == name.value \
+                            and isinstance(v, cst.Integer):
+                        found.append(v)
+    return found[0] if len(found) == 1 else None
 
 
 @rule("seed-to-int")
