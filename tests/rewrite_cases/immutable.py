@@ -193,4 +193,30 @@ CASES = [
         traj = jnp.zeros(steps)
         """,
     ),
+    case(
+        "mask-store-in-jitted-clip", "jax-array-immutable-setitem", setup=SETUP,
+        # a boolean mask store under jit: `.at[mask]` has no static size there, `jnp.where` keeps the values
+        cell="""
+        @jax.jit
+        def relu_and_cap(x, cap):
+            x[x < 0] = 0.0
+            x[x > cap] *= 0.5
+            return x
+
+        y = relu_and_cap(jnp.array([-1.0, 0.5, 3.0, 8.0]), 2.0)
+        """,
+        check="""
+        x = np.array([-1.0, 0.5, 3.0, 8.0])
+        x[x < 0] = 0.0
+        x[x > 2.0] *= 0.5
+        np.testing.assert_allclose(np.asarray(y), x)
+        """,
+        wrong_fix="""
+        @jax.jit
+        def relu_and_cap(x, cap):
+            return jnp.clip(x, 0.0, cap)
+
+        y = relu_and_cap(jnp.array([-1.0, 0.5, 3.0, 8.0]), 2.0)
+        """,
+    ),
 ]

@@ -603,6 +603,74 @@ def _rewritten(small: cst.Assign | cst.AugAssign) -> tuple[cst.Assign, cst.Subsc
     return cst.Assign(targets=[cst.AssignTarget(target.value)], value=call), target
 
 
+_AUG_OPS = {cst.AddAssign: cst.Add, cst.SubtractAssign: cst.Subtract, cst.MultiplyAssign: cst.Multiply,
+            cst.DivideAssign: cst.Divide, cst.PowerAssign: cst.Power}
+
+
+def _mask_shape(ctx: Context, e: cst.BaseExpression, depth: int = 0) -> tuple[int, ...] | None:
+    """The shape of a boolean mask expression (a bool array, a comparison of an array with scalars or
+    arrays of its shape, ``~``/``&``/``|`` of masks); None when it is not one or not known."""
+    if depth > 4:
+        return None
+    if isinstance(e, cst.UnaryOperation) and isinstance(e.operator, cst.BitInvert):
+        return _mask_shape(ctx, e.expression, depth + 1)
+    if isinstance(e, cst.BinaryOperation) and isinstance(e.operator, (cst.BitAnd, cst.BitOr, cst.BitXor)):
+        a, b = _mask_shape(ctx, e.left, depth + 1), _mask_shape(ctx, e.right, depth + 1)
+        return a if a is not None and a == b else None
+    if isinstance(e, cst.Comparison) and len(e.comparisons) == 1 and isinstance(
+            e.comparisons[0].operator, (cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual,
+                                        cst.Equal, cst.NotEqual)):
+        shapes = set()
+        for side in (e.left, e.comparisons[0].comparator):
+            if isinstance(side, (cst.Integer, cst.Float)):
+                continue
+            v = live_value(ctx, side, attrs="getattr", scoped=True)
+            if v is MISSING or isinstance(v, bool):
+                return None
+            shp = getattr(v, "shape", None) if not isinstance(v, (int, float)) else ()
+            if shp is None:
+                return None
+            if shp != ():
+                shapes.add(tuple(shp))
+        return shapes.pop() if len(shapes) == 1 else None
+    v = live_value(ctx, e, attrs="getattr", scoped=True) if isinstance(e, (cst.Name, cst.Attribute)) else MISSING
+    if v is not MISSING and str(getattr(v, "dtype", "")) == "bool" and getattr(v, "shape", None) is not None:
+        return tuple(v.shape)
+    return None
+
+
+def _mask_where(ctx: Context, small: cst.Assign | cst.AugAssign) -> cst.Assign | None:
+    """``x[mask] = v`` (or ``op=``) with a boolean mask of ``x``'s own shape and a scalar ``v`` ->
+    ``x = jnp.where(mask, v, x)``: the same values, and unlike ``.at[mask]`` it also works under ``jit``,
+    where a boolean index has no static size. None for any other store."""
+    target = small.targets[0].target if isinstance(small, cst.Assign) else small.target
+    if not isinstance(target, cst.Subscript) or len(target.slice) != 1 or not isinstance(target.slice[0].slice, cst.Index):
+        return None
+    mask = target.slice[0].slice.value
+    xv = live_value(ctx, target.value, attrs="getattr", scoped=True)
+    if xv is MISSING or _mask_shape(ctx, mask) != getattr(xv, "shape", None):
+        return None
+    value = small.value
+    vv = live_value(ctx, value, attrs="getattr", scoped=True) if not isinstance(value, (cst.Integer, cst.Float)) else 0
+    if not (isinstance(value, (cst.Integer, cst.Float)) or isinstance(vv, (int, float)) or getattr(vv, "shape", None) == ()):
+        return None  # a value per selected position is not what `where` takes
+    if "float" not in str(getattr(xv, "dtype", "")):
+        return None  # an int array with a float value: NumPy casts, `where` would promote
+    if isinstance(small, cst.AugAssign):
+        op = _AUG_OPS.get(type(small.operator))
+        if op is None:
+            return None
+        value = cst.BinaryOperation(_paren(target.value), op(), _paren(value))
+    jnp, imp = ctx.need("jax.numpy", "jnp")
+    if imp is not None:
+        return None  # keep the edit to the statements: the cell names jax.numpy already in every real case
+    call = cst.Call(func=cst.parse_expression(f"{jnp}.where"),
+                    args=[cst.Arg(mask, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
+                          cst.Arg(value, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))),
+                          cst.Arg(target.value)])
+    return cst.Assign(targets=[cst.AssignTarget(target.value)], value=call)
+
+
 @rule("at-set", detect=detect_at_set, siblings=siblings_at_set)
 def at_set(ctx: Context) -> Edit | None:
     """Every item assignment to the failing line's array in its scope becomes a functional ``.at[...]``
@@ -612,8 +680,13 @@ def at_set(ctx: Context) -> Edit | None:
         return None
     pairs: list[tuple[cst.CSTNode, cst.CSTNode]] = []
     targets: list[cst.Subscript] = []
+    masked = []
     for small in found.fixable:
         new, target = _rewritten(small)
+        where = _mask_where(ctx, small)
+        if where is not None:
+            masked.append(ctx.code(target))
+            new = where
         pairs.append((small, new))
         targets.append(target)
     name, _, kind = found.key
@@ -628,7 +701,10 @@ def at_set(ctx: Context) -> Edit | None:
         scope, assigns = _bindings(ctx, found.key)
         note = _alias_note(ctx, found.key, scope, assigns, found.fixable) if scope is not None else \
             "what else holds the array"
-    note = note or _index_note(ctx, targets, scope) or _dtype_note(
+    if masked:
+        note = note or (f"`{'`, `'.join(masked)}` became `jnp.where(mask, value, array)`: the same values where the "
+                        "mask is True, the array elsewhere (a boolean index has no size under `jit`)")
+    note = note or _index_note(ctx, [t for t in targets if ctx.code(t) not in masked], scope) or _dtype_note(
         ctx, name, found.fixable, assigns if kind != "attr" else None)
     if note:
         return Edit(ctx.replace_many(pairs), "review", f"{summary}; {note}.", cause=found.key)
