@@ -389,4 +389,319 @@ CASES = [
         ],
         source="https://github.com/erfanzar/EasyDeL/pull/279",
     ),
+    # ------------------------------------------------------------------ tree-map-node-type-mismatch
+    case(
+        id="td-node-mlp-velocity-lists",
+        kind="tree-map-node-type-mismatch",
+        setup=SETUP + """
+            sizes = [3, 5, 2]
+            params = [(jnp.full((m, n), 0.3), jnp.zeros(n)) for m, n in zip(sizes[:-1], sizes[1:])]
+            x = jnp.asarray(np.linspace(-1, 1, 12).reshape(4, 3), dtype=jnp.float32)
+
+            def loss(params, x):
+                h = x
+                for W, b in params:
+                    h = h @ W + b
+                return 0.5 * jnp.sum(h ** 2)
+        """,
+        cell="""
+            lr, mu = 0.01, 0.9
+            velocity = [[jnp.zeros_like(W), jnp.zeros_like(b)] for W, b in params]
+
+            for step in range(2):
+                grads = jax.grad(loss)(params, x)
+                velocity = jax.tree.map(lambda v, g: mu * v + g, velocity, grads)
+                params = jax.tree.map(lambda p, v: p - lr * v, params, velocity)
+        """,
+        check="""
+            xn = np.linspace(-1, 1, 12).reshape(4, 3)
+            W1, b1, W2, b2 = np.full((3, 5), 0.3), np.zeros(5), np.full((5, 2), 0.3), np.zeros(2)
+            vs = [np.zeros_like(a) for a in (W1, b1, W2, b2)]
+            for _ in range(2):
+                h1 = xn @ W1 + b1
+                out = h1 @ W2 + b2
+                gW2, gb2 = h1.T @ out, out.sum(0)
+                d1 = out @ W2.T
+                gW1, gb1 = xn.T @ d1, d1.sum(0)
+                ps = [W1, b1, W2, b2]
+                gs = [gW1, gb1, gW2, gb2]
+                vs = [0.9 * v + g for v, g in zip(vs, gs)]
+                W1, b1, W2, b2 = [p - 0.01 * v for p, v in zip(ps, vs)]
+            got = jax.tree.leaves(params)
+            for g, e in zip(got, [W1, b1, W2, b2]):
+                np.testing.assert_allclose(np.asarray(g), e, rtol=1e-4, atol=1e-5)
+            assert len(got) == 4
+        """,
+        wrong_fix="""
+            lr, mu = 0.01, 0.9
+            velocity = [[jnp.zeros_like(W), jnp.zeros_like(b)] for W, b in params]
+
+            for step in range(2):
+                grads = jax.grad(loss)(params, x)
+                params = jax.tree.map(lambda p, g: p - lr * g, params, grads)
+        """,
+        alt_fixes=[
+            """
+            lr, mu = 0.01, 0.9
+            velocity = [(jnp.zeros_like(W), jnp.zeros_like(b)) for W, b in params]
+
+            for step in range(2):
+                grads = jax.grad(loss)(params, x)
+                velocity = jax.tree.map(lambda v, g: mu * v + g, velocity, grads)
+                params = jax.tree.map(lambda p, v: p - lr * v, params, velocity)
+            """,
+            """
+            lr, mu = 0.01, 0.9
+            velocity = jax.tree.map(jnp.zeros_like, params)
+
+            for step in range(2):
+                grads = jax.grad(loss)(params, x)
+                velocity = jax.tree.map(lambda v, g: mu * v + g, velocity, grads)
+                params = jax.tree.map(lambda p, v: p - lr * v, params, velocity)
+            """,
+        ],
+        source="https://github.com/jax-ml/jax/pull/14093",
+    ),
+    case(
+        id="td-node-namedtuple-vs-asdict",
+        kind="tree-map-node-type-mismatch",
+        setup=SETUP + """
+            from typing import NamedTuple
+
+            class LinearParams(NamedTuple):
+                w: jax.Array
+                b: jax.Array
+
+            xs = jnp.linspace(0.0, 1.0, 10)
+            ys = 3.0 * xs - 1.0
+            params = LinearParams(w=jnp.zeros(()), b=jnp.zeros(()))
+
+            def mse(p, xs, ys):
+                return jnp.mean((p["w"] * xs + p["b"] - ys) ** 2)
+        """,
+        cell="""
+            lr = 0.5
+            for epoch in range(5):
+                # mse indexes by name, so hand it a dict
+                grads = jax.grad(mse)(params._asdict(), xs, ys)
+                params = jax.tree_util.tree_map(lambda p, g: p - lr * g, params, grads)
+            final_loss = mse(params._asdict(), xs, ys)
+        """,
+        check="""
+            xn = np.linspace(0.0, 1.0, 10); yn = 3.0 * xn - 1.0
+            w = b = 0.0
+            for _ in range(5):
+                r = w * xn + b - yn
+                w, b = w - 0.5 * 2 * np.mean(r * xn), b - 0.5 * 2 * np.mean(r)
+            assert isinstance(params, LinearParams), type(params)
+            np.testing.assert_allclose(float(params.w), w, rtol=1e-4, atol=1e-6)
+            np.testing.assert_allclose(float(params.b), b, rtol=1e-4, atol=1e-6)
+            np.testing.assert_allclose(float(final_loss), np.mean((w * xn + b - yn) ** 2), rtol=1e-4)
+        """,
+        wrong_fix="""
+            lr = 0.5
+            for epoch in range(5):
+                grads = jax.grad(mse)(params._asdict(), xs, ys)
+                params = jax.tree_util.tree_map(lambda p, g: p - lr * g, params._asdict(), grads)
+            final_loss = mse(params, xs, ys)
+        """,
+        alt_fixes=[
+            """
+            lr = 0.5
+            for epoch in range(5):
+                grads = jax.grad(mse)(params._asdict(), xs, ys)
+                params = jax.tree_util.tree_map(lambda p, g: p - lr * g, params, LinearParams(**grads))
+            final_loss = mse(params._asdict(), xs, ys)
+            """,
+            """
+            lr = 0.5
+            for epoch in range(5):
+                grads = jax.grad(lambda p: mse(p._asdict(), xs, ys))(params)
+                params = jax.tree_util.tree_map(lambda p, g: p - lr * g, params, grads)
+            final_loss = mse(params._asdict(), xs, ys)
+            """,
+        ],
+        source="https://github.com/jax-ml/jax/issues/17798",
+    ),
+    case(
+        id="td-node-es-list-vs-stacked-noise",
+        kind="tree-map-node-type-mismatch",
+        setup=SETUP + """
+            population = [jnp.full(6, float(i)) for i in range(4)]
+            key = jax.random.key(0)
+        """,
+        cell="""
+            sigma = 0.05
+            # one perturbation per population member
+            noise = jax.random.normal(key, (len(population), 6))
+            perturbed = jax.tree.map(lambda theta, eps: theta + sigma * eps, population, noise)
+            fitness = jnp.stack([-jnp.sum(p ** 2) for p in perturbed])
+        """,
+        check="""
+            nz = np.asarray(jax.random.normal(jax.random.key(0), (4, 6)))
+            base = np.stack([np.full(6, float(i)) for i in range(4)])
+            expected = base + 0.05 * nz
+            got = np.stack([np.asarray(p) for p in perturbed])
+            np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-6)
+            np.testing.assert_allclose(np.asarray(fitness), -np.sum(expected ** 2, axis=1), rtol=1e-5)
+        """,
+        wrong_fix="""
+            sigma = 0.05
+            noise = jax.random.normal(key, (len(population), 6))
+            perturbed = jax.tree.map(lambda theta: theta + sigma * noise[0], population)
+            fitness = jnp.stack([-jnp.sum(p ** 2) for p in perturbed])
+        """,
+        alt_fixes=[
+            """
+            sigma = 0.05
+            noise = jax.random.normal(key, (len(population), 6))
+            perturbed = jax.tree.map(lambda theta, eps: theta + sigma * eps, population, list(noise))
+            fitness = jnp.stack([-jnp.sum(p ** 2) for p in perturbed])
+            """,
+            """
+            sigma = 0.05
+            noise = jax.random.normal(key, (len(population), 6))
+            perturbed = jnp.stack(population) + sigma * noise
+            fitness = jnp.stack([-jnp.sum(p ** 2) for p in perturbed])
+            """,
+        ],
+        source="https://github.com/jax-ml/jax/issues/20451",
+    ),
+    case(
+        id="td-node-eqx-module-vs-tuple-grads",
+        kind="tree-map-node-type-mismatch",
+        setup=SETUP + """
+            import equinox as eqx
+
+            class Affine(eqx.Module):
+                weight: jax.Array
+                bias: jax.Array
+
+                def __call__(self, x):
+                    return x @ self.weight + self.bias
+
+            model = Affine(weight=jnp.ones((2, 1)), bias=jnp.zeros(1))
+            X = jnp.array([[1.0, 2.0], [0.5, -1.0], [2.0, 0.0]])
+            Y = jnp.array([[1.0], [0.0], [2.0]])
+
+            def loss_arrays(weight, bias):
+                return jnp.mean((X @ weight + bias - Y) ** 2)
+        """,
+        cell="""
+            lr = 0.1
+            for _ in range(3):
+                grads = jax.grad(loss_arrays, argnums=(0, 1))(model.weight, model.bias)
+                model = jax.tree.map(lambda p, g: p - lr * g, model, grads)
+            preds = model(X)
+        """,
+        check="""
+            Xn = np.array([[1.0, 2.0], [0.5, -1.0], [2.0, 0.0]]); Yn = np.array([[1.0], [0.0], [2.0]])
+            W, b = np.ones((2, 1)), np.zeros(1)
+            for _ in range(3):
+                r = Xn @ W + b - Yn
+                W, b = W - 0.1 * 2 * Xn.T @ r / r.size, b - 0.1 * 2 * r.sum(0) / r.size
+            assert isinstance(model, Affine)
+            np.testing.assert_allclose(np.asarray(model.weight), W, rtol=1e-5, atol=1e-6)
+            np.testing.assert_allclose(np.asarray(model.bias), b, rtol=1e-5, atol=1e-6)
+            np.testing.assert_allclose(np.asarray(preds), Xn @ W + b, rtol=1e-5, atol=1e-6)
+        """,
+        wrong_fix="""
+            lr = 0.1
+            for _ in range(3):
+                grads = jax.grad(loss_arrays, argnums=(0, 1))(model.weight, model.bias)
+                model = Affine(model.weight - lr * grads[0], model.bias)
+            preds = model(X)
+        """,
+        alt_fixes=[
+            """
+            lr = 0.1
+            for _ in range(3):
+                gw, gb = jax.grad(loss_arrays, argnums=(0, 1))(model.weight, model.bias)
+                grads = Affine(weight=gw, bias=gb)
+                model = jax.tree.map(lambda p, g: p - lr * g, model, grads)
+            preds = model(X)
+            """,
+            """
+            lr = 0.1
+            for _ in range(3):
+                grads = jax.grad(lambda m: loss_arrays(m.weight, m.bias))(model)
+                model = eqx.apply_updates(model, jax.tree.map(lambda g: -lr * g, grads))
+            preds = model(X)
+            """,
+        ],
+        source="https://github.com/jax-ml/jax/issues/10710",
+    ),
+    case(
+        id="td-node-euler-state-tuple-vs-list",
+        kind="tree-map-node-type-mismatch",
+        setup=SETUP + """
+            k_spring, mass = 4.0, 1.0
+            state0 = (jnp.array([1.0, 0.0]), jnp.array([0.0, 1.0]))
+        """,
+        earlier="""
+            def derivatives(state):
+                pos, vel = state
+                acc = -k_spring / mass * pos
+                return [vel, acc]
+
+            @jax.jit
+            def euler_step(state, dt):
+                deriv = derivatives(state)
+                return jax.tree.map(lambda s, d: s + dt * d, state, deriv)
+        """,
+        cell="""
+            state = state0
+            trajectory = []
+            for _ in range(50):
+                state = euler_step(state, 0.01)
+                trajectory.append(state[0])
+            final_pos, final_vel = state
+        """,
+        check="""
+            p, v = np.array([1.0, 0.0]), np.array([0.0, 1.0])
+            for _ in range(50):
+                p, v = p + 0.01 * v, v + 0.01 * (-4.0 * p)
+            np.testing.assert_allclose(np.asarray(final_pos), p, rtol=1e-4, atol=1e-6)
+            np.testing.assert_allclose(np.asarray(final_vel), v, rtol=1e-4, atol=1e-6)
+            assert len(trajectory) == 50
+        """,
+        wrong_fix="""
+            def derivatives(state):
+                pos, vel = state
+                acc = -k_spring / mass * pos
+                return (vel, acc)
+
+            @jax.jit
+            def euler_step(state, dt):
+                deriv = derivatives(state)
+                new_pos = state[0] + dt * deriv[0]
+                new_vel = state[1] + dt * (-k_spring / mass * new_pos)
+                return (new_pos, new_vel)
+        """,
+        alt_fixes=[
+            """
+            def derivatives(state):
+                pos, vel = state
+                acc = -k_spring / mass * pos
+                return (vel, acc)
+
+            @jax.jit
+            def euler_step(state, dt):
+                deriv = derivatives(state)
+                return jax.tree.map(lambda s, d: s + dt * d, state, deriv)
+            """,
+            """
+            def derivatives(state):
+                pos, vel = state
+                acc = -k_spring / mass * pos
+                return [vel, acc]
+
+            @jax.jit
+            def euler_step(state, dt):
+                deriv = tuple(derivatives(state))
+                return jax.tree.map(lambda s, d: s + dt * d, tuple(state), deriv)
+            """,
+        ],
+        source="https://github.com/jax-ml/jax/pull/23771",
+    ),
 ]
