@@ -704,4 +704,282 @@ CASES = [
         ],
         source="https://github.com/jax-ml/jax/pull/23771",
     ),
+    # ------------------------------------------------------------------ prng-key-not-array
+    case(
+        id="td-prng-init-layers-int-seeds",
+        kind="prng-key-not-array",
+        setup=SETUP,
+        cell="""
+            d_in, d_hidden = 256, 256
+            scale = 1.0 / np.sqrt(d_in)
+            # two hidden layers of the same width, each with its own seed
+            W1 = jax.random.normal(0, (d_in, d_hidden)) * scale
+            W2 = jax.random.normal(1, (d_hidden, d_hidden)) * scale
+            b1 = jnp.zeros(d_hidden)
+            b2 = jnp.zeros(d_hidden)
+        """,
+        check="""
+            for W in (W1, W2):
+                assert W.shape == (256, 256), W.shape
+                Wn = np.asarray(W)
+                assert np.all(np.isfinite(Wn))
+                np.testing.assert_allclose(Wn.std(), 1.0 / 16.0, rtol=0.05)
+                assert abs(Wn.mean()) < 0.01
+            assert not np.allclose(np.asarray(W1), np.asarray(W2)), "both layers got the same random draw"
+            assert b1.shape == b2.shape == (256,)
+        """,
+        wrong_fix="""
+            d_in, d_hidden = 256, 256
+            scale = 1.0 / np.sqrt(d_in)
+            key = jax.random.PRNGKey(0)
+            W1 = jax.random.normal(key, (d_in, d_hidden)) * scale
+            W2 = jax.random.normal(key, (d_hidden, d_hidden)) * scale
+            b1 = jnp.zeros(d_hidden)
+            b2 = jnp.zeros(d_hidden)
+        """,
+        alt_fixes=[
+            """
+            d_in, d_hidden = 256, 256
+            scale = 1.0 / np.sqrt(d_in)
+            W1 = jax.random.normal(jax.random.key(0), (d_in, d_hidden)) * scale
+            W2 = jax.random.normal(jax.random.key(1), (d_hidden, d_hidden)) * scale
+            b1 = jnp.zeros(d_hidden)
+            b2 = jnp.zeros(d_hidden)
+            """,
+            """
+            d_in, d_hidden = 256, 256
+            scale = 1.0 / np.sqrt(d_in)
+            k1, k2 = jax.random.split(jax.random.PRNGKey(42))
+            W1 = jax.random.normal(k1, (d_in, d_hidden)) * scale
+            W2 = jax.random.normal(k2, (d_hidden, d_hidden)) * scale
+            b1 = jnp.zeros(d_hidden)
+            b2 = jnp.zeros(d_hidden)
+            """,
+        ],
+        source="https://github.com/keras-team/keras-core/pull/651",
+    ),
+    case(
+        id="td-prng-epoch-shuffle-loop",
+        kind="prng-key-not-array",
+        setup=SETUP + """
+            n_examples, batch_size = 20, 5
+            data = jnp.arange(n_examples) * 10
+        """,
+        cell="""
+            epoch_orders = []
+            for epoch in range(3):
+                perm = jax.random.permutation(epoch, n_examples)
+                batches = [data[perm[i:i + batch_size]] for i in range(0, n_examples, batch_size)]
+                epoch_orders.append(jnp.concatenate(batches))
+        """,
+        check="""
+            assert len(epoch_orders) == 3
+            orders = [np.asarray(o) for o in epoch_orders]
+            for o in orders:
+                np.testing.assert_array_equal(np.sort(o), np.arange(20) * 10)
+            assert not np.array_equal(orders[0], orders[1]) or not np.array_equal(orders[1], orders[2]), \\
+                "every epoch saw the same order"
+            assert not all(np.array_equal(o, np.arange(20) * 10) for o in orders), "data was never shuffled"
+        """,
+        wrong_fix="""
+            epoch_orders = []
+            for epoch in range(3):
+                perm = jax.random.permutation(jax.random.key(0), n_examples)
+                batches = [data[perm[i:i + batch_size]] for i in range(0, n_examples, batch_size)]
+                epoch_orders.append(jnp.concatenate(batches))
+        """,
+        alt_fixes=[
+            """
+            epoch_orders = []
+            for epoch in range(3):
+                perm = jax.random.permutation(jax.random.key(epoch), n_examples)
+                batches = [data[perm[i:i + batch_size]] for i in range(0, n_examples, batch_size)]
+                epoch_orders.append(jnp.concatenate(batches))
+            """,
+            """
+            epoch_orders = []
+            key = jax.random.PRNGKey(0)
+            for epoch in range(3):
+                key, subkey = jax.random.split(key)
+                perm = jax.random.permutation(subkey, n_examples)
+                batches = [data[perm[i:i + batch_size]] for i in range(0, n_examples, batch_size)]
+                epoch_orders.append(jnp.concatenate(batches))
+            """,
+            """
+            epoch_orders = []
+            base_key = jax.random.key(123)
+            for epoch in range(3):
+                perm = jax.random.permutation(jax.random.fold_in(base_key, epoch), n_examples)
+                batches = [data[perm[i:i + batch_size]] for i in range(0, n_examples, batch_size)]
+                epoch_orders.append(jnp.concatenate(batches))
+            """,
+        ],
+        source="https://github.com/jax-ml/jax/pull/9772",
+    ),
+    case(
+        id="td-prng-dropout-seed-attribute",
+        kind="prng-key-not-array",
+        setup=SETUP + """
+            x = jnp.ones((64, 128))
+        """,
+        earlier="""
+            class Dropout:
+                def __init__(self, rate, seed=0):
+                    self.rate = rate
+                    self.rng = seed
+
+                def __call__(self, x):
+                    keep = jax.random.bernoulli(self.rng, 1.0 - self.rate, x.shape)
+                    return jnp.where(keep, x / (1.0 - self.rate), 0.0)
+        """,
+        cell="""
+            drop = Dropout(rate=0.25, seed=0)
+            h = drop(x)
+            kept_fraction = float(jnp.mean(h != 0))
+        """,
+        check="""
+            hn = np.asarray(h)
+            assert hn.shape == (64, 128)
+            assert np.all(np.isclose(hn, 0.0) | np.isclose(hn, 1.0 / 0.75, rtol=1e-5)), np.unique(hn)
+            np.testing.assert_allclose(kept_fraction, 0.75, atol=0.02)
+            np.testing.assert_allclose(hn.mean(), 1.0, atol=0.03)
+        """,
+        wrong_fix="""
+            class Dropout:
+                def __init__(self, rate, seed=0):
+                    self.rate = rate
+                    self.rng = jnp.asarray(seed)
+
+                def __call__(self, x):
+                    keep = jax.random.bernoulli(self.rng, 1.0 - self.rate, x.shape)
+                    return jnp.where(keep, x / (1.0 - self.rate), 0.0)
+        """,
+        alt_fixes=[
+            """
+            class Dropout:
+                def __init__(self, rate, seed=0):
+                    self.rate = rate
+                    self.rng = jax.random.key(seed)
+
+                def __call__(self, x):
+                    keep = jax.random.bernoulli(self.rng, 1.0 - self.rate, x.shape)
+                    return jnp.where(keep, x / (1.0 - self.rate), 0.0)
+            """,
+            """
+            class Dropout:
+                def __init__(self, rate, seed=0):
+                    self.rate = rate
+                    self.rng = jax.random.PRNGKey(seed)
+
+                def __call__(self, x):
+                    self.rng, sub = jax.random.split(self.rng)
+                    keep = jax.random.bernoulli(sub, 1.0 - self.rate, x.shape)
+                    return jnp.where(keep, x / (1.0 - self.rate), 0.0)
+            """,
+        ],
+        source="https://github.com/tensorflow/probability/pull/2032",
+    ),
+    case(
+        id="td-prng-chains-loop-int-seeds",
+        kind="prng-key-not-array",
+        setup=SETUP + """
+            n_chains, n_steps = 8, 500
+        """,
+        cell="""
+            def random_walk(seed):
+                steps = jax.random.normal(seed, (n_steps,)) * 0.1
+                return jnp.cumsum(steps)
+
+            paths = jnp.stack([random_walk(seed) for seed in range(n_chains)])
+            endpoints = paths[:, -1]
+        """,
+        check="""
+            pn = np.asarray(paths)
+            assert pn.shape == (8, 500), pn.shape
+            inc = np.diff(pn, axis=1)
+            np.testing.assert_allclose(inc.std(), 0.1, rtol=0.08)
+            assert len({round(float(e), 6) for e in np.asarray(endpoints)}) == 8, "chains are not independent"
+            np.testing.assert_allclose(np.asarray(endpoints), pn[:, -1])
+        """,
+        wrong_fix="""
+            def random_walk(seed):
+                steps = jax.random.normal(jax.random.key(0), (n_steps,)) * 0.1
+                return jnp.cumsum(steps)
+
+            paths = jnp.stack([random_walk(seed) for seed in range(n_chains)])
+            endpoints = paths[:, -1]
+        """,
+        alt_fixes=[
+            """
+            def random_walk(seed):
+                steps = jax.random.normal(jax.random.key(seed), (n_steps,)) * 0.1
+                return jnp.cumsum(steps)
+
+            paths = jnp.stack([random_walk(seed) for seed in range(n_chains)])
+            endpoints = paths[:, -1]
+            """,
+            """
+            def random_walk(key):
+                steps = jax.random.normal(key, (n_steps,)) * 0.1
+                return jnp.cumsum(steps)
+
+            keys = jax.random.split(jax.random.PRNGKey(0), n_chains)
+            paths = jnp.stack([random_walk(k) for k in keys])
+            endpoints = paths[:, -1]
+            """,
+        ],
+        source="https://github.com/jax-ml/jax/issues/19376",
+    ),
+    case(
+        id="td-prng-jit-partial-mc-pi",
+        kind="prng-key-not-array",
+        setup=SETUP + """
+            import functools
+        """,
+        cell="""
+            @functools.partial(jax.jit, static_argnames=("seed", "n"))
+            def estimate_pi(seed, n):
+                xy = jax.random.uniform(seed, (n, 2))
+                inside = jnp.sum(xy[:, 0] ** 2 + xy[:, 1] ** 2 <= 1.0)
+                return 4.0 * inside / n
+
+            pi_hat = estimate_pi(42, n=200_000)
+        """,
+        check="""
+            assert np.ndim(pi_hat) == 0
+            np.testing.assert_allclose(float(pi_hat), np.pi, atol=0.02)
+        """,
+        wrong_fix="""
+            @functools.partial(jax.jit, static_argnames=("seed", "n"))
+            def estimate_pi(seed, n):
+                key = jax.random.key(seed)
+                x = jax.random.uniform(key, (n,))
+                y = jax.random.uniform(key, (n,))
+                inside = jnp.sum(x ** 2 + y ** 2 <= 1.0)
+                return 4.0 * inside / n
+
+            pi_hat = estimate_pi(42, n=200_000)
+        """,
+        alt_fixes=[
+            """
+            @functools.partial(jax.jit, static_argnames=("seed", "n"))
+            def estimate_pi(seed, n):
+                xy = jax.random.uniform(jax.random.key(seed), (n, 2))
+                inside = jnp.sum(xy[:, 0] ** 2 + xy[:, 1] ** 2 <= 1.0)
+                return 4.0 * inside / n
+
+            pi_hat = estimate_pi(42, n=200_000)
+            """,
+            """
+            @functools.partial(jax.jit, static_argnames="n")
+            def estimate_pi(key, n):
+                xy = jax.random.uniform(key, (n, 2))
+                inside = jnp.sum(xy[:, 0] ** 2 + xy[:, 1] ** 2 <= 1.0)
+                return 4.0 * inside / n
+
+            pi_hat = estimate_pi(jax.random.PRNGKey(42), n=200_000)
+            """,
+        ],
+        source="https://github.com/jax-ml/jax/pull/16028",
+    ),
 ]
