@@ -982,4 +982,246 @@ CASES = [
         ],
         source="https://github.com/jax-ml/jax/pull/16028",
     ),
+    # ------------------------------------------------------------------ scan-carry-tree-mismatch
+    case(
+        id="td-scan-lstm-carry-returns-h",
+        kind="scan-carry-tree-mismatch",
+        setup=SETUP + """
+            from jax import lax
+            hidden, n_in, T = 4, 3, 6
+            Wx = jnp.full((n_in, 4 * hidden), 0.1)
+            Wh = jnp.full((hidden, 4 * hidden), -0.05)
+            xs = jnp.asarray(np.linspace(-1.0, 1.0, T * n_in).reshape(T, n_in), dtype=jnp.float32)
+
+            def lstm_cell(carry, x):
+                c, h = carry
+                z = x @ Wx + h @ Wh
+                i, f, g, o = jnp.split(z, 4)
+                c = jax.nn.sigmoid(f) * c + jax.nn.sigmoid(i) * jnp.tanh(g)
+                h = jax.nn.sigmoid(o) * jnp.tanh(c)
+                return c, h
+        """,
+        cell="""
+            def step(carry, x):
+                c, h = lstm_cell(carry, x)
+                return h, h  # carry the hidden state, emit it too
+
+            init = (jnp.zeros(hidden), jnp.zeros(hidden))
+            final_carry, hs = lax.scan(step, init, xs)
+            last_h = hs[-1]
+        """,
+        check="""
+            def sig(v):
+                return 1.0 / (1.0 + np.exp(-v))
+            Wxn, Whn = np.full((3, 16), 0.1), np.full((4, 16), -0.05)
+            xn = np.linspace(-1.0, 1.0, 18).reshape(6, 3)
+            c = h = np.zeros(4)
+            outs = []
+            for x in xn:
+                z = x @ Wxn + h @ Whn
+                i, f, g, o = np.split(z, 4)
+                c = sig(f) * c + sig(i) * np.tanh(g)
+                h = sig(o) * np.tanh(c)
+                outs.append(h)
+            np.testing.assert_allclose(np.asarray(hs), np.stack(outs), rtol=1e-5, atol=1e-6)
+            np.testing.assert_allclose(np.asarray(last_h), outs[-1], rtol=1e-5, atol=1e-6)
+        """,
+        wrong_fix="""
+            def step(carry, x):
+                c, h = lstm_cell(carry, x)
+                return (jnp.zeros(hidden), h), h
+
+            init = (jnp.zeros(hidden), jnp.zeros(hidden))
+            final_carry, hs = lax.scan(step, init, xs)
+            last_h = hs[-1]
+        """,
+        alt_fixes=[
+            """
+            def step(carry, x):
+                c, h = lstm_cell(carry, x)
+                return (c, h), h
+
+            init = (jnp.zeros(hidden), jnp.zeros(hidden))
+            final_carry, hs = lax.scan(step, init, xs)
+            last_h = hs[-1]
+            """,
+            """
+            def step(carry, x):
+                new_carry = lstm_cell(carry, x)
+                return new_carry, new_carry[1]
+
+            init = (jnp.zeros(hidden), jnp.zeros(hidden))
+            final_carry, hs = lax.scan(step, init, xs)
+            last_h = final_carry[1]
+            """,
+        ],
+        source="https://github.com/google/flax/pull/5469",
+    ),
+    case(
+        id="td-scan-eqx-rollout-list-carry",
+        kind="scan-carry-tree-mismatch",
+        setup=SETUP + """
+            import equinox as eqx
+            from jax import lax
+            drive = jnp.asarray(np.sin(np.linspace(0, 3, 40)), dtype=jnp.float32)
+        """,
+        earlier="""
+            class LeakyNeuron(eqx.Module):
+                tau: float
+                gain: float
+
+                def rollout(self, v0, inputs, dt=0.1):
+                    def step(carry, u):
+                        v = carry[0]
+                        v = v + dt / self.tau * (-v + self.gain * u)
+                        return v, v
+
+                    _, trace = lax.scan(step, [v0], inputs)
+                    return trace
+        """,
+        cell="""
+            neuron = LeakyNeuron(tau=0.5, gain=2.0)
+            trace = neuron.rollout(jnp.zeros(()), drive)
+            peak = trace.max()
+        """,
+        check="""
+            v, out = 0.0, []
+            for u in np.sin(np.linspace(0, 3, 40)):
+                v = v + 0.1 / 0.5 * (-v + 2.0 * u)
+                out.append(v)
+            np.testing.assert_allclose(np.asarray(trace).reshape(-1), np.array(out), rtol=1e-4, atol=1e-5)
+            np.testing.assert_allclose(float(peak), max(out), rtol=1e-4)
+        """,
+        wrong_fix="""
+            class LeakyNeuron(eqx.Module):
+                tau: float
+                gain: float
+
+                def rollout(self, v0, inputs, dt=0.1):
+                    def step(carry, u):
+                        v = carry[0]
+                        v = v + dt / self.tau * (-v + self.gain * u)
+                        return [v], v
+
+                    _, trace = lax.scan(step, [v0], inputs[::-1])
+                    return trace
+        """,
+        alt_fixes=[
+            """
+            class LeakyNeuron(eqx.Module):
+                tau: float
+                gain: float
+
+                def rollout(self, v0, inputs, dt=0.1):
+                    def step(carry, u):
+                        v = carry
+                        v = v + dt / self.tau * (-v + self.gain * u)
+                        return v, v
+
+                    _, trace = lax.scan(step, v0, inputs)
+                    return trace
+            """,
+            """
+            class LeakyNeuron(eqx.Module):
+                tau: float
+                gain: float
+
+                def rollout(self, v0, inputs, dt=0.1):
+                    def step(carry, u):
+                        v = carry[0]
+                        v = v + dt / self.tau * (-v + self.gain * u)
+                        return [v], v
+
+                    _, trace = lax.scan(step, [v0], inputs)
+                    return trace
+            """,
+        ],
+        source="https://github.com/patrick-kidger/equinox/issues/630",
+    ),
+    case(
+        id="td-scan-welford-extra-key-jit",
+        kind="scan-carry-tree-mismatch",
+        setup=SETUP + """
+            import functools
+            rng = np.random.default_rng(3)
+            frames = jnp.asarray(rng.normal(loc=2.0, size=(30, 5)), dtype=jnp.float32)
+        """,
+        cell="""
+            @functools.partial(jax.jit, static_argnames="n_features")
+            def feature_stats(frames, n_features):
+                def welford(state, x):
+                    n = state["n"] + 1.0
+                    delta = x - state["mean"]
+                    mean = state["mean"] + delta / n
+                    m2 = state["m2"] + delta * (x - mean)
+                    return {"n": n, "mean": mean, "m2": m2, "var": m2 / n}, None
+
+                init = {"n": jnp.zeros(()), "mean": jnp.zeros(n_features), "m2": jnp.zeros(n_features)}
+                final, _ = jax.lax.scan(welford, init, frames)
+                return final
+
+            stats = feature_stats(frames, n_features=5)
+            feat_mean, feat_var = stats["mean"], stats["var"]
+        """,
+        check="""
+            fr = np.asarray(frames, np.float64)
+            np.testing.assert_allclose(np.asarray(feat_mean), fr.mean(0), rtol=1e-4, atol=1e-5)
+            np.testing.assert_allclose(np.asarray(feat_var), fr.var(0), rtol=1e-4, atol=1e-5)
+        """,
+        wrong_fix="""
+            @functools.partial(jax.jit, static_argnames="n_features")
+            def feature_stats(frames, n_features):
+                def welford(state, x):
+                    n = state["n"] + 1.0
+                    delta = x - state["mean"]
+                    mean = state["mean"] + delta / n
+                    m2 = state["m2"] + delta * (x - mean)
+                    return {"n": n, "mean": mean, "m2": m2}, None
+
+                init = {"n": jnp.zeros(()), "mean": jnp.zeros(n_features), "m2": jnp.zeros(n_features)}
+                final, _ = jax.lax.scan(welford, init, frames)
+                return final
+
+            stats = feature_stats(frames, n_features=5)
+            feat_mean, feat_var = stats["mean"], stats["m2"]
+        """,
+        alt_fixes=[
+            """
+            @functools.partial(jax.jit, static_argnames="n_features")
+            def feature_stats(frames, n_features):
+                def welford(state, x):
+                    n = state["n"] + 1.0
+                    delta = x - state["mean"]
+                    mean = state["mean"] + delta / n
+                    m2 = state["m2"] + delta * (x - mean)
+                    return {"n": n, "mean": mean, "m2": m2, "var": m2 / n}, None
+
+                init = {"n": jnp.zeros(()), "mean": jnp.zeros(n_features), "m2": jnp.zeros(n_features),
+                        "var": jnp.zeros(n_features)}
+                final, _ = jax.lax.scan(welford, init, frames)
+                return final
+
+            stats = feature_stats(frames, n_features=5)
+            feat_mean, feat_var = stats["mean"], stats["var"]
+            """,
+            """
+            @functools.partial(jax.jit, static_argnames="n_features")
+            def feature_stats(frames, n_features):
+                def welford(state, x):
+                    n = state["n"] + 1.0
+                    delta = x - state["mean"]
+                    mean = state["mean"] + delta / n
+                    m2 = state["m2"] + delta * (x - mean)
+                    return {"n": n, "mean": mean, "m2": m2}, m2 / n
+
+                init = {"n": jnp.zeros(()), "mean": jnp.zeros(n_features), "m2": jnp.zeros(n_features)}
+                final, var_history = jax.lax.scan(welford, init, frames)
+                return {**final, "var": var_history[-1]}
+
+            stats = feature_stats(frames, n_features=5)
+            feat_mean, feat_var = stats["mean"], stats["var"]
+            """,
+        ],
+        source="https://github.com/jax-ml/jax/pull/15178",
+    ),
 ]
