@@ -928,7 +928,7 @@ CASES = [
             endpoints = paths[:, -1]
             """,
         ],
-        source="https://github.com/jax-ml/jax/issues/19376",
+        source="https://github.com/jax-ml/jax/pull/9772",
     ),
     case(
         id="td-prng-jit-partial-mc-pi",
@@ -980,7 +980,7 @@ CASES = [
             pi_hat = estimate_pi(jax.random.PRNGKey(42), n=200_000)
             """,
         ],
-        source="https://github.com/jax-ml/jax/pull/16028",
+        source="https://github.com/keras-team/keras-core/pull/651",
     ),
     # ------------------------------------------------------------------ scan-carry-tree-mismatch
     case(
