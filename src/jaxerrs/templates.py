@@ -59,11 +59,17 @@ def compile_template(template: str) -> re.Pattern[str]:
     out: list[str] = []
     seen: dict[str, int] = {}
     items = parts(template)
-    for i, (lit, name) in enumerate(items):
-        lit = normalise(lit) if lit.strip() else (" " if lit else "")
+    for i, (raw, name) in enumerate(items):
+        lit = normalise(raw) if raw.strip() else (" " if raw else "")
         if lit:
-            # Literal whitespace becomes "any whitespace": messages get re-wrapped.
-            out.append(r"\s*".join(re.escape(chunk) for chunk in lit.split(" ")) if lit != " " else r"\s*")
+            # Literal whitespace becomes "any whitespace": messages get re-wrapped. Where a hole meets a word
+            # across a space, the word must not be glued to the hole's text: " at " after a hole never
+            # matches the "at" inside "Integrator.advance", which would cut the hole's value short.
+            if lit != " " and i > 0 and raw[:1].isspace() and _wordy(lit[:1]):
+                out.append(_BEFORE_WORD)
+            out.append(_spaced(lit) if lit != " " else r"\s*")
+            if lit != " " and name is not None and raw[-1:].isspace() and _wordy(lit[-1:]):
+                out.append(r"(?:\s+|(?!\w))")
         if name is not None:
             base = re.sub(r"\W", "_", name) or "value"
             if base[0].isdigit():
@@ -74,6 +80,23 @@ def compile_template(template: str) -> re.Pattern[str]:
             last = i == len(items) - 1
             out.append(f"(?P<{group}>.*)" if last else f"(?P<{group}>.*?)")
     return re.compile("".join(out), re.DOTALL)
+
+
+_BEFORE_WORD = r"(?:\s+|(?<!\w))"  # a space of the template before a word: whitespace, or no word glued on
+
+
+def _wordy(ch: str) -> bool:
+    return ch.isalnum() or ch == "_"
+
+
+def _spaced(lit: str) -> str:
+    """A literal run as a regex whose spaces match any whitespace, or none where that glues no words."""
+    chunks = lit.split(" ")
+    out = [re.escape(chunks[0])]
+    for ch in chunks[1:]:
+        out.append(_BEFORE_WORD if _wordy(ch[:1]) else r"\s*")
+        out.append(re.escape(ch))
+    return "".join(out)
 
 
 @lru_cache(maxsize=8192)
