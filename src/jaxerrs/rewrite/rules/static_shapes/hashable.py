@@ -405,14 +405,13 @@ def jit_method(ctx: Context) -> Edit | None:
         return None
     fn = fns[0]
     obj = (ctx.namespace or {}).get(cls_name)
-    if obj is not None and (getattr(obj, "__hash__", None) is None or hasattr(obj, "__dataclass_fields__")):
-        return None  # not hashable (or hashed by its array fields): static self would fail
-    for d in cls.decorators:
-        e = d.decorator.func if isinstance(d.decorator, cst.Call) else d.decorator
-        if "dataclass" in dotted_name(e):
-            return None
-    if _mutates_instances(ctx, cls, obj) or (home is not None and _mutates_instances(here, cls, obj)):
-        return None  # a static self would silently keep the old attribute values
+    unhashable = obj is not None and (getattr(obj, "__hash__", None) is None or hasattr(obj, "__dataclass_fields__"))
+    dataclass_deco = any("dataclass" in dotted_name(d.decorator.func if isinstance(d.decorator, cst.Call)
+                                                   else d.decorator) for d in cls.decorators)
+    if unhashable or dataclass_deco or _mutates_instances(ctx, cls, obj) or (
+            home is not None and _mutates_instances(here, cls, obj)):
+        # a static self would fail to hash, or silently keep the old attribute values: make it a pytree
+        return _pytree_self(ctx, here, cls, obj, meth, home)
     site = find_jit(ctx, fn)
     pos, _ = param_names(fn)
     if site is None or not pos:
@@ -445,3 +444,138 @@ def _mutates_instances(ctx: Context, cls: cst.ClassDef, obj: Any) -> bool:
             if meth is not None or obj is None or isinstance(inst, obj):
                 return True
     return False
+
+
+_SIZE_CALLS = {"range", "int", "float", "bool", "len"}
+
+
+def _pytree_self(ctx: Context, here: Context, cls: cst.ClassDef, obj: Any, meth: str,
+                 home: Context | None) -> Edit | None:
+    """A class whose jitted method gets ``self`` -> a pytree class: its number and array attributes become
+    the leaves (traced, so a later change to them is seen), its other attributes the static aux data
+    (compared by value, so a change recompiles). ``tree_unflatten`` rebuilds with ``object.__new__``, never
+    calling ``__init__``.
+
+    Only when the live instances all have the same hashable-or-numeric attributes, the class has no base, no
+    slots, no ``__setattr__`` and no flatten of its own, no method other than ``__init__`` assigns to
+    ``self``, the cell never gives an instance an attribute it did not have, and no method uses a leaf in
+    Python control flow or as a size. Review: the leaves are traced, so code that needs them concrete fails.
+    """
+    if not isinstance(obj, type) or cls.bases or obj.__mro__[1:] != (object,):
+        return None
+    if "__slots__" in vars(obj) or any(k in vars(obj) for k in ("__setattr__", "tree_flatten", "tree_unflatten",
+                                                                  "__getattr__", "__getattribute__")):
+        return None
+    params = getattr(obj, "__dataclass_params__", None)
+    if params is not None and params.frozen:
+        return None
+    instances = [v for v in (ctx.namespace or {}).values() if type(v) is obj]
+    if not instances:
+        return None
+    names = list(vars(instances[0]))
+    if not names or any(list(vars(i)) != names for i in instances) or not all(n.isidentifier() for n in names):
+        return None
+    leaves, aux = [], []
+    for n in names:
+        vals = [vars(i)[n] for i in instances]
+        if all(_numeric_leaf(v) for v in vals):
+            leaves.append(n)
+        elif all(_static_value(v) for v in vals):
+            aux.append(n)
+        else:
+            return None
+    if not _attrs_safe(ctx, cls, set(leaves)) or not _outside_assigns_known(here, obj, set(names)) or (
+            home is not None and not _outside_assigns_known(ctx, obj, set(names))):
+        return None
+    tu, imp = ctx.need("jax.tree_util", "tree_util")
+    ind = "    "
+    def tup(attrs: list[str], who: str) -> str:
+        return "(" + ", ".join(f"{who}.{a}" for a in attrs) + ("," if len(attrs) == 1 else "") + ")"
+    lines = ["def tree_flatten(self):",
+             f"{ind}return {tup(leaves, 'self')}, {tup(aux, 'self')}",
+             "",
+             "@classmethod",
+             "def tree_unflatten(cls, aux, children):",
+             f"{ind}obj = object.__new__(cls)"]
+    if leaves:
+        lines.append(f"{ind}{tup(leaves, 'obj')} = children")
+    if aux:
+        lines.append(f"{ind}{tup(aux, 'obj')} = aux")
+    lines.append(f"{ind}return obj")
+    parsed = cst.parse_module("class _C:\n" + "".join(f"{ind}{ln}\n" if ln else "\n" for ln in lines))
+    added = list(parsed.body[0].body.body)  # type: ignore[attr-defined]
+    added[0] = added[0].with_changes(leading_lines=[cst.EmptyLine(indent=False)])
+    deco = cst.Decorator(cst.parse_expression(f"{tu}.register_pytree_node_class"))
+    new_cls = cls.with_changes(decorators=[deco, *cls.decorators],
+                               body=cls.body.with_changes(body=[*cls.body.body, *added]))
+    where = f" (in {home.label}, where `{cls.name.value}` is defined)" if home is not None else ""
+    shown = ", ".join(f"`{a}`" for a in leaves) or "none"
+    rest = (f"; the others ({', '.join(f'`{a}`' for a in aux)}) are static: a change to them recompiles"
+            if aux else "")
+    return Edit(ctx.replace(cls, new_cls, imports=[imp]), "review",
+                f"`{cls.name.value}` is registered as a pytree{where}, so `{meth}` gets its attributes as "
+                f"arguments: the number and array ones ({shown}) are traced, and a change to them is seen on "
+                f"the next call{rest}. Check that `{meth}` needs none of the traced ones as a Python value.",
+                where=home)
+
+
+def _numeric_leaf(v: Any) -> bool:
+    if isinstance(v, bool):
+        return False
+    if isinstance(v, (float, complex)):
+        return True
+    return hasattr(v, "shape") and hasattr(v, "dtype") and type(v).__module__.split(".")[0] in ("jax", "jaxlib",
+                                                                                                   "numpy")
+
+
+def _static_value(v: Any) -> bool:
+    """A value fit for aux data: hashable and compared by value (numbers, strings, None, tuples of them)."""
+    if v is None or isinstance(v, (bool, int, str)):
+        return True
+    return isinstance(v, tuple) and all(_static_value(e) for e in v)
+
+
+def _attrs_safe(ctx: Context, cls: cst.ClassDef, leaves: set[str]) -> bool:
+    """No method but ``__init__`` assigns to ``self``; no method reads a leaf in an ``if``/``while`` test or
+    in a call that needs a Python value (``range``, ``int``...)."""
+    for fn in cls.body.body:
+        if not isinstance(fn, cst.FunctionDef) or not fn.params.params:
+            continue
+        me = fn.params.params[0].name.value
+        for a in ctx.nodes(cst.Attribute):
+            if not (isinstance(a.value, cst.Name) and a.value.value == me and _within(ctx, a, fn)):  # type: ignore[attr-defined]
+                continue
+            if fn.name.value != "__init__" and _assigned(ctx, a):
+                return False
+            if a.attr.value not in leaves:  # type: ignore[attr-defined]
+                continue
+            for anc in ctx.ancestors(a):
+                if anc is fn:
+                    break
+                if isinstance(anc, (cst.If, cst.While, cst.IfExp, cst.Assert)) and _within(
+                        ctx, a, anc.test):  # type: ignore[attr-defined]
+                    return False
+                if isinstance(anc, cst.Call) and isinstance(anc.func, cst.Name) and anc.func.value in _SIZE_CALLS:
+                    return False
+    return True
+
+
+def _outside_assigns_known(ctx: Context, obj: type, names: set[str]) -> bool:
+    """Every attribute the cell assigns on an instance from outside the class is one the instances have."""
+    for a in ctx.nodes(cst.Attribute):
+        if not isinstance(a.value, cst.Name) or ctx.enclosing(a, cst.ClassDef) is not None:  # type: ignore[attr-defined]
+            continue
+        if not _assigned(ctx, a):
+            continue
+        if type((ctx.namespace or {}).get(a.value.value)) is obj and a.attr.value not in names:  # type: ignore[attr-defined]
+            return False
+    return True
+
+
+def _assigned(ctx: Context, a: cst.Attribute) -> bool:
+    """Whether the attribute is a target of an assignment (``o.x = ``, ``o.x += ``, ``o.x, o.y = ``)."""
+    par = ctx.parent(a)
+    if isinstance(par, cst.Element) and isinstance(ctx.parent(par), (cst.Tuple, cst.List)):
+        par = ctx.parent(ctx.parent(par))
+    return isinstance(par, (cst.AssignTarget, cst.AugAssign, cst.AnnAssign)) and (
+        not isinstance(par, (cst.AugAssign, cst.AnnAssign)) or par.target is a or isinstance(par.target, cst.Tuple))
