@@ -1441,4 +1441,32 @@ CASES = [
             picked = jnp.array(thresholds)
         """,
     ),
+    case(
+        "while-counter-then-if-on-counter", "tracer-bool-conversion", setup=SETUP,
+        cell="""
+        @jax.jit
+        def bisect_root(lo, hi):
+            steps = 0
+            while hi - lo > 1e-4 and steps < 60:
+                mid = 0.5 * (lo + hi)
+                lo = jnp.where(mid * mid < 2.0, mid, lo)
+                hi = jnp.where(mid * mid < 2.0, hi, mid)
+                steps += 1
+            if steps >= 60:
+                lo = jnp.nan
+            return lo
+
+        root = bisect_root(1.0, 2.0)
+        """,
+        check="""
+        np.testing.assert_allclose(float(root), np.sqrt(2.0), atol=2e-4)
+        """,
+        wrong_fix="""
+        @jax.jit
+        def bisect_root(lo, hi):
+            return jnp.nan
+
+        root = bisect_root(1.0, 2.0)
+        """,
+    ),
 ]

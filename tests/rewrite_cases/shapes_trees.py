@@ -423,6 +423,35 @@ BROADCAST = [
 
 TREES = [
     case(
+        "ema-state-renamed-keys-model-of-two-inits", "tree-map-dict-keys-mismatch", setup=SETUP,
+        cell="""
+        weights = {"enc": {"W": jnp.ones((2, 3)), "bias": jnp.zeros(3)},
+                   "dec": {"W": jnp.ones((3, 2)), "bias": jnp.zeros(2)}}
+        avg = {"enc": {"kernel": jnp.zeros((2, 3)), "b": jnp.zeros(3)},
+               "dec": {"kernel": jnp.zeros((3, 2)), "b": jnp.zeros(2)}}
+        for _ in range(3):
+            weights = jax.tree.map(lambda w: w * 0.5, weights)
+            avg = jax.tree.map(lambda a, w: 0.8 * a + 0.2 * w, avg, weights)
+        """,
+        check="""
+        a_w, a_b, w_w, w_b = 0.0, 0.0, 1.0, 0.0
+        for _ in range(3):
+            w_w, w_b = w_w * 0.5, w_b * 0.5
+            a_w, a_b = 0.8 * a_w + 0.2 * w_w, 0.8 * a_b + 0.2 * w_b
+        assert jax.tree.structure(avg) == jax.tree.structure(weights)
+        np.testing.assert_allclose(np.asarray(avg["enc"]["W"]), np.full((2, 3), a_w), rtol=1e-6)
+        np.testing.assert_allclose(np.asarray(avg["dec"]["bias"]), np.full(2, a_b), rtol=1e-6)
+        """,
+        wrong_fix="""
+        weights = {"enc": {"W": jnp.ones((2, 3)), "bias": jnp.zeros(3)},
+                   "dec": {"W": jnp.ones((3, 2)), "bias": jnp.zeros(2)}}
+        avg = jax.tree.map(jnp.ones_like, weights)
+        for _ in range(3):
+            weights = jax.tree.map(lambda w: w * 0.5, weights)
+            avg = jax.tree.map(lambda a, w: 0.8 * a + 0.2 * w, avg, weights)
+        """,
+    ),
+    case(
         "grad-wrt-batch-dict", "tree-map-dict-keys-mismatch", setup=_s(SETUP, """
         params = {"w": jnp.array([0.5, -1.0, 2.0]), "b": jnp.array(0.1)}
         batch = {"x": jnp.asarray(np.arange(12.0).reshape(4, 3) / 10), "y": jnp.array([1.0, 0.0, 2.0, 1.0])}

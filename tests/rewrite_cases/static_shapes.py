@@ -1775,4 +1775,93 @@ CASES = [
         out = jnp.abs(jnp.tanh(x[:5]))
         """,
     ),
+    case(
+        "mutated-integrator-substeps-method", "jit-method-self-argument", setup=SETUP,
+        cell="""
+        class Integrator:
+            def __init__(self, rate, substeps):
+                self.rate = rate
+                self.substeps = substeps
+
+            @jax.jit
+            def advance(self, y):
+                h = 0.1 / self.substeps
+                for _ in range(self.substeps):
+                    y = y - h * self.rate * y
+                return y
+
+        decay = Integrator(0.5, 4)
+        y = jnp.ones(3)
+        y1 = decay.advance(y)
+        decay.rate = 2.0            # a faster decay for the second phase
+        y2 = decay.advance(y1)
+        """,
+        check="""
+        one = (1 - 0.025 * 0.5) ** 4
+        two = (1 - 0.025 * 2.0) ** 4
+        np.testing.assert_allclose(np.asarray(y1), np.full(3, one), rtol=1e-6)
+        np.testing.assert_allclose(np.asarray(y2), np.full(3, one * two), rtol=1e-6)
+        """,
+        wrong_fix="""
+        from functools import partial
+
+        class Integrator:
+            def __init__(self, rate, substeps):
+                self.rate = rate
+                self.substeps = substeps
+
+            @partial(jax.jit, static_argnums=0)
+            def advance(self, y):
+                h = 0.1 / self.substeps
+                for _ in range(self.substeps):
+                    y = y - h * self.rate * y
+                return y
+
+        decay = Integrator(0.5, 4)
+        y = jnp.ones(3)
+        y1 = decay.advance(y)
+        decay.rate = 2.0
+        y2 = decay.advance(y1)
+        """,
+    ),
+    case(
+        "mutated-method-attr-in-if", "jit-method-self-argument", setup=SETUP, offer="none",
+        cell="""
+        class Clipper:
+            def __init__(self, limit):
+                self.limit = limit
+
+            @jax.jit
+            def apply(self, g):
+                if self.limit > 0:
+                    g = jnp.clip(g, -self.limit, self.limit)
+                return g
+
+        clip = Clipper(1.0)
+        g1 = clip.apply(jnp.array([-3.0, 0.5, 2.0]))
+        clip.limit = 0.0
+        g2 = clip.apply(jnp.array([-3.0, 0.5, 2.0]))
+        """,
+        check="""
+        np.testing.assert_allclose(np.asarray(g1), [-1.0, 0.5, 1.0])
+        np.testing.assert_allclose(np.asarray(g2), [-3.0, 0.5, 2.0])
+        """,
+    ),
+    case(
+        "static-arg-through-jnp-array-helper", "concretization-arange", setup=SETUP, offer="none",
+        cell="""
+        def euler_steps(span, h):
+            n = ((span[1] - span[0]) / h).astype(int)
+            return jnp.arange(n) * h
+
+        @jax.jit
+        def grid(t_end):
+            return euler_steps(jnp.array([0.0, t_end]), 0.5)
+
+        ts = grid(2.0)
+        """,
+        check="""
+        np.testing.assert_allclose(np.asarray(ts), [0.0, 0.5, 1.0, 1.5])
+        """,
+    ),
 ]

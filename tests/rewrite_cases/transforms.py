@@ -1446,4 +1446,21 @@ CASES = [
         jax.vmap(describe, in_axes=(0, None))(jnp.ones((2, 3)), "cm")
         """,
     ),
+    case(
+        "vmap-default-axes-data-is-the-odd-one", "vmap-inconsistent-sizes", setup=SETUP, offer="none",
+        cell="""
+        proj = jnp.ones((5, 2))
+        shift = jnp.arange(5.0)
+        points = jnp.asarray(np.arange(16.0).reshape(8, 2))
+
+        def embed(proj, shift, p):
+            return proj @ p + shift
+
+        out = jax.vmap(embed)(proj, shift, points)
+        """,
+        check="""
+        P = np.arange(16.0).reshape(8, 2)
+        np.testing.assert_allclose(np.asarray(out), P @ np.ones((5, 2)).T + np.arange(5.0))
+        """,
+    ),
 ]

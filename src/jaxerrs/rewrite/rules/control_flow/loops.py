@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import libcst as cst
 import libcst.matchers as m
 
@@ -69,9 +71,47 @@ def traced_while(ctx: Context) -> Edit | None:
     cond_def = cond_def.with_changes(leading_lines=node.leading_lines)
     used_jnp = imp2 if _has_bool_syntax(node.test) else None
     names = ", ".join(f"`{c}`" for c in carry)
-    return Edit(_edit(ctx, {node: cst.FlattenSentinel([cond_def, body_def, last])}, [imp, used_jnp]), "review",
+    source = _edit(ctx, {node: cst.FlattenSentinel([cond_def, body_def, last])}, [imp, used_jnp])
+    source, ifs = _later_ifs(ctx, fn, carry, end, source)
+    if source is None:
+        return None
+    also = f" The `if` after it on {ifs} now tests a traced value, so it was rewritten too." if ifs else ""
+    return Edit(source, "review",
                 f"the `while` became `lax.while_loop` carrying {names}: each must keep its shape and dtype "
-                "through the loop, and reverse-mode `grad` cannot go through it.")
+                f"through the loop, and reverse-mode `grad` cannot go through it.{also}")
+
+
+def _later_ifs(ctx: Context, fn: cst.FunctionDef, carry: list[str], end: int, source: str) -> tuple[str | None, str]:
+    """The loop's carry is traced after ``lax.while_loop`` even where it was a Python number before (a step
+    counter): an ``if`` after the loop that tests a carried name would raise the same error next. Each is
+    rewritten by the ``if`` rule, reading the carried names as traced; (None, "") when one cannot be, or when a
+    carried name is read after the loop by a call that needs a Python value."""
+    from jaxerrs.rewrite.rules.control_flow.branches import _traced_if_one
+
+    later = [n for n in ctx.nodes(cst.If) if ctx.span(n)[0] > end and _within_fn(ctx, n, fn)
+             and not isinstance(ctx.parent(n), cst.If) and set(carry) & set(_loads(n.test))]  # type: ignore[attr-defined]
+    for call in ctx.nodes(cst.Call):
+        if ctx.span(call)[0] > end and _within_fn(ctx, call, fn) and m.matches(call.func, m.Name()) and \
+                call.func.value in ("int", "float", "bool", "range") and set(carry) & set(_loads(call)):  # type: ignore[attr-defined]
+            return None, ""
+    if not later:
+        return source, ""
+    local = {k: v for k, v in (ctx.locals or {}).items() if k not in carry}
+    tested = sorted({n for i in later for n in _loads(i.test) if n in carry})  # type: ignore[attr-defined]
+    cur = replace(ctx.derive(ctx.restore(source)), locals=local)
+    shift = len(cur.source.splitlines()) - len(ctx.source.splitlines())
+    for i in reversed(later):  # bottom up: the lines above stay where they were
+        line = ctx.span(i)[0] + shift
+        one = _traced_if_one(replace(cur.derive(cur.source, line=line), locals=local))
+        if one is None:
+            return None, ""
+        source = one.source
+        cur = replace(cur.derive(cur.restore(source)), locals=local)
+    return source, ", ".join(f"`{n}`" for n in tested)
+
+
+def _within_fn(ctx: Context, node: cst.CSTNode, fn: cst.FunctionDef) -> bool:
+    return ctx.enclosing(node, cst.FunctionDef) is fn
 
 
 @rule("traced-for-range")

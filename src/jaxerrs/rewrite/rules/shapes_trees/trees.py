@@ -510,9 +510,11 @@ def _fix_constant_literal(ctx: Context, call: cst.Call, trees: list[cst.BaseExpr
             continue
         olit = _dict_literal(ctx, trees[other], ctx.span(call)[0], _scope_body(ctx, call))
         oleaves = _literal_leaves(olit) if isinstance(olit, (cst.Dict, cst.List, cst.Tuple)) else None
-        if oleaves and all(isinstance(x, cst.Call) and full_name(ctx, x.func, modules=_PUBLIC, keep=True, methods=True)
-                           in _CONSTANT_INITS for x in oleaves):
-            return None  # both trees are written as constants: which one is the state is not said
+        okinds = {_CONSTANT_INITS.get(full_name(ctx, x.func, modules=_PUBLIC, keep=True, methods=True))
+                  if isinstance(x, cst.Call) else None for x in oleaves or []}
+        if oleaves and len(okinds) == 1 and None not in okinds:
+            return None  # both trees are one constant each: which one is the state is not said
+        # (a tree of several initializers, kernels of ones and biases of zeros, is the model's, not a state)
         scope = _scope_body(ctx, lit)
         src = _in_scope_of(ctx, trees[other], call, scope) or _same_structure_name(ctx, lit, values[other])
         if src is None or (_binding_before(ctx, scope, src.value, ctx.span(lit)[0]) is None

@@ -278,7 +278,7 @@ def static_argnames(ctx: Context) -> Edit | None:
     if target is None:
         return None
     found = detect_static(ctx)
-    if found is None or found.unfixable:
+    if found is None or found.unfixable or _staged_on_the_way(ctx):
         return None
     fn, site = target.fn, target.site
     pos, kwonly = param_names(fn)
@@ -348,3 +348,52 @@ def static_argnames(ctx: Context) -> Edit | None:
     if not safe:
         summary += f"; check every call passes a Python int (not an array) for {names}"
     return Edit(source, "safe" if safe else "review", summary + ".", cause=found.key, where=target.home)
+
+
+def _staged_on_the_way(ctx: Context) -> bool:
+    """Whether a traced name on the failing line is computed, in the cell, through a JAX call or an array
+    method (``jnp.array([0.0, t])``, ``(dt // h).astype(int)``): under ``jit`` such a value is traced whatever
+    the arguments are, so a static parameter would not make it concrete (the cell fails the same way again).
+    Follows single assignments in the failing function and, for its parameters, the argument at each call of
+    it in the cell."""
+    stmt, here = ctx.statement(), ctx.function_at_line()
+    if stmt is None or here is None:
+        return False
+    todo = [(here, n) for n in dict.fromkeys(_names_in(stmt)) if is_tracer(_lookup(ctx, n))]
+    seen: set[tuple[int, str]] = set()
+    while todo and len(seen) < 40:
+        fn, name = todo.pop()
+        if (id(fn), name) in seen:
+            continue
+        seen.add((id(fn), name))
+        pos, kwonly = param_names(fn)
+        if name in pos or name in kwonly:
+            if find_jit(ctx, fn) is not None:
+                continue  # a parameter of the jitted function itself: what a static argument changes
+            values = []
+            for call in ctx.nodes(cst.Call):
+                if isinstance(call.func, cst.Name) and call.func.value == fn.name.value:  # type: ignore[attr-defined]
+                    arg = _arg_for(call, fn, name)  # type: ignore[arg-type]
+                    if isinstance(arg, cst.Arg):
+                        values.append((ctx.enclosing(call, cst.FunctionDef), arg.value))
+        else:
+            binds = _body_assignments(fn, name)
+            values = [(fn, b.value) for b in binds if isinstance(b, (cst.Assign, cst.AugAssign))]  # type: ignore[attr-defined]
+        for owner, e in values:
+            if _stages(ctx, e):
+                return True
+            if isinstance(owner, cst.FunctionDef):
+                todo.extend((owner, n) for n in _names_in(e))
+    return False
+
+
+def _stages(ctx: Context, e: cst.CSTNode) -> bool:
+    """A call of a JAX function or a method call on a value (not a module's function) in ``e``."""
+    for call in [n for n in ctx.nodes(cst.Call) if _within(ctx, n, e)]:
+        assert isinstance(call, cst.Call)
+        name = full_name(ctx, call.func, keep=True)
+        if name.startswith(("jax.", "jaxlib.")):
+            return True
+        if isinstance(call.func, cst.Attribute) and not name:
+            return True
+    return False

@@ -339,6 +339,6 @@ def _looks_shared(i: int, odd: list[int], per_example: dict[int, list[tuple[int,
     def feature(sz: int) -> bool:
         return any(sz in dims for j in batch_args for dims in per_example[j])
 
-    shared_dims = {d for j in odd for leaf in _leaves(values[j]) or [] for d in (_shape(leaf) or ())
-                   if any(feature(x) for x in (_shape(leaf) or ()))}
+    shared_dims = {d for j in odd if j != i for leaf in _leaves(values[j]) or [] for d in (_shape(leaf) or ())
+                   if any(feature(x) for x in (_shape(leaf) or ()))}  # another odd leaf's: never its own
     return all(feature(sz) or sz in shared_dims for sz in leaf_sizes[i])
