@@ -423,6 +423,202 @@ BROADCAST = [
 
 TREES = [
     case(
+        "particles-list-vs-stacked-kicks", "tree-map-node-type-mismatch", setup=_s(SETUP, """
+        particles = [jnp.full(3, float(i)) for i in range(5)]
+        """),
+        cell="""
+        kicks = jnp.asarray(np.arange(15.0).reshape(5, 3)) * 0.1
+        moved = jax.tree.map(lambda p, k: p + k, particles, kicks)
+        centre = jnp.mean(jnp.stack(moved), axis=0)
+        """,
+        check="""
+        P = np.repeat(np.arange(5.0)[:, None], 3, axis=1) + np.arange(15.0).reshape(5, 3) * 0.1
+        np.testing.assert_allclose(np.asarray(centre), P.mean(0), rtol=1e-6)
+        assert len(moved) == 5
+        """,
+        wrong_fix="""
+        kicks = jnp.asarray(np.arange(15.0).reshape(5, 3)) * 0.1
+        moved = jax.tree.map(lambda p: p + kicks[0], particles)
+        centre = jnp.mean(jnp.stack(moved), axis=0)
+        """,
+    ),
+    case(
+        "namedtuple-state-vs-dict-grads", "tree-map-node-type-mismatch", setup=_s(SETUP, """
+        from typing import NamedTuple
+
+        class Line(NamedTuple):
+            slope: jax.Array
+            offset: jax.Array
+
+        line = Line(jnp.array(0.0), jnp.array(0.0))
+        xs = jnp.linspace(0.0, 1.0, 5)
+        """),
+        cell="""
+        def err(p):
+            return jnp.mean((p["slope"] * xs + p["offset"] - (2 * xs + 1)) ** 2)
+
+        for _ in range(3):
+            g = jax.grad(err)({"slope": line.slope, "offset": line.offset})
+            line = jax.tree.map(lambda p, d: p - 0.3 * d, line, g)
+        """,
+        check="""
+        xn = np.linspace(0.0, 1.0, 5)
+        a, c = 0.0, 0.0
+        for _ in range(3):
+            r = a * xn + c - (2 * xn + 1)
+            a, c = a - 0.3 * np.mean(2 * r * xn), c - 0.3 * np.mean(2 * r)
+        assert type(line).__name__ == "Line"
+        np.testing.assert_allclose([float(line.slope), float(line.offset)], [a, c], rtol=1e-5)
+        """,
+        wrong_fix="""
+        def err(p):
+            return jnp.mean((p["slope"] * xs + p["offset"] - (2 * xs + 1)) ** 2)
+
+        for _ in range(3):
+            g = jax.grad(err)({"slope": line.slope, "offset": line.offset})
+            line = Line(*jax.tree.map(lambda p, d: p - 0.3 * d, tuple(line), tuple(g.values())))
+        """,
+    ),
+    case(
+        "adam-moments-lists-of-lists-vs-layer-tuples", "tree-map-node-type-mismatch", setup=_s(SETUP, """
+        layers = [(jnp.ones((2, 3)), jnp.zeros(3)), (jnp.ones((3, 1)), jnp.zeros(1))]
+        """),
+        cell="""
+        m = [[jnp.zeros_like(k), jnp.zeros_like(c)] for k, c in layers]
+        g = jax.tree.map(lambda p: 0.5 * p + 1.0, layers)
+        m = jax.tree.map(lambda a, b: 0.9 * a + 0.1 * b, m, g)
+        """,
+        check="""
+        assert jax.tree.structure(m) == jax.tree.structure(layers)
+        np.testing.assert_allclose(np.asarray(m[0][0]), np.full((2, 3), 0.15))
+        np.testing.assert_allclose(np.asarray(m[1][1]), np.full(1, 0.1))
+        """,
+        wrong_fix="""
+        m = [[jnp.zeros_like(k), jnp.zeros_like(c)] for k, c in layers]
+        g = jax.tree.map(lambda p: 0.5 * p + 1.0, layers)
+        m = jax.tree.map(lambda a, b: 0.9 * a + 0.1 * b, jax.tree.leaves(m), jax.tree.leaves(g))
+        """,
+    ),
+    case(
+        "ema-against-whole-variables-dict", "tree-map-dict-keys-mismatch", setup=_s(SETUP, """
+        variables = {"params": {"w": jnp.ones(3), "b": jnp.zeros(())}, "stats": {"mean": jnp.zeros(3)}}
+        """),
+        cell="""
+        shadow = jax.tree.map(jnp.copy, variables["params"])
+        for _ in range(2):
+            variables = {**variables, "params": jax.tree.map(lambda p: p + 1.0, variables["params"])}
+            shadow = jax.tree.map(lambda s, p: 0.5 * s + 0.5 * p, shadow, variables)
+        """,
+        check="""
+        s_w, s_b, w, b = 1.0, 0.0, 1.0, 0.0
+        for _ in range(2):
+            w, b = w + 1.0, b + 1.0
+            s_w, s_b = 0.5 * s_w + 0.5 * w, 0.5 * s_b + 0.5 * b
+        assert set(shadow) == {"w", "b"}
+        np.testing.assert_allclose(np.asarray(shadow["w"]), np.full(3, s_w))
+        np.testing.assert_allclose(float(shadow["b"]), s_b)
+        """,
+        wrong_fix="""
+        shadow = jax.tree.map(jnp.copy, variables["params"])
+        for _ in range(2):
+            variables = {**variables, "params": jax.tree.map(lambda p: p + 1.0, variables["params"])}
+            shadow = jax.tree.map(lambda s: 0.5 * s, shadow)
+        """,
+    ),
+    case(
+        "grad-sum-state-built-from-whole-variables", "tree-map-dict-missing-key", setup=_s(SETUP, """
+        variables = {"params": {"w": jnp.ones(3), "b": jnp.zeros(())}}
+        X = jnp.asarray(np.arange(6.0).reshape(2, 3))
+        """),
+        cell="""
+        class GradSum:
+            def __init__(self, tree):
+                self.sum = jax.tree.map(jnp.zeros_like, tree)
+
+            def add(self, g):
+                self.sum = jax.tree.map(lambda a, b: a + b, self.sum, g)
+
+        def loss(p, x):
+            return jnp.sum(x @ p["w"] + p["b"])
+
+        acc = GradSum(variables)
+        for i in range(2):
+            acc.add(jax.grad(loss)(variables["params"], X[i]))
+        total = acc.sum
+        """,
+        check="""
+        np.testing.assert_allclose(np.asarray(total["w"]), np.arange(6.0).reshape(2, 3).sum(0))
+        np.testing.assert_allclose(float(total["b"]), 2.0)
+        """,
+        wrong_fix="""
+        total = {"w": jnp.zeros(3), "b": jnp.zeros(())}
+        """,
+    ),
+    case(
+        "sgd-with-a-frozen-entry", "tree-map-dict-missing-key", setup=_s(SETUP, """
+        params = {"w": jnp.array([1.0, -1.0]), "b": jnp.array(0.5), "temperature": jnp.array(2.0)}
+        X = jnp.asarray(np.array([[1.0, 2.0], [0.0, 1.0]]))
+        """),
+        cell="""
+        def loss(trainable, temperature):
+            return jnp.sum((X @ trainable["w"] + trainable["b"]) / temperature)
+
+        trainable = {"w": params["w"], "b": params["b"]}
+        g = jax.grad(loss)(trainable, params["temperature"])
+        params = jax.tree.map(lambda p, d: p - 0.1 * d, params, g)
+        """,
+        check="""
+        Xn = np.array([[1.0, 2.0], [0.0, 1.0]])
+        np.testing.assert_allclose(np.asarray(params["w"]), np.array([1.0, -1.0]) - 0.1 * Xn.sum(0) / 2.0, rtol=1e-6)
+        np.testing.assert_allclose(float(params["b"]), 0.5 - 0.1 * 2 / 2.0, rtol=1e-6)
+        np.testing.assert_allclose(float(params["temperature"]), 2.0)
+        """,
+        wrong_fix="""
+        def loss(trainable, temperature):
+            return jnp.sum((X @ trainable["w"] + trainable["b"]) / temperature)
+
+        trainable = {"w": params["w"], "b": params["b"]}
+        g = jax.grad(loss)(trainable, params["temperature"])
+        params = jax.tree.map(lambda p, d: p - 0.1 * d, trainable, g)
+        """,
+    ),
+    case(
+        "momentum-literal-missing-entry-params-from-earlier-cell", "tree-map-dict-missing-key", setup=_s(SETUP, """
+        params = {"w": jnp.ones(2), "b": jnp.zeros(()), "scale": jnp.ones(())}
+        """),
+        cell="""
+        mom = {"w": jnp.zeros(2), "b": jnp.zeros(())}
+
+        def loss(p):
+            return jnp.sum(p["scale"] * p["w"] + p["b"])
+
+        for _ in range(2):
+            grads = jax.grad(loss)(params)
+            mom = jax.tree.map(lambda v, g: 0.9 * v + g, mom, grads)
+            params = jax.tree.map(lambda p, v: p - 0.1 * v, params, mom)
+        """,
+        check="""
+        w, b, s, vw, vb, vs = 1.0, 0.0, 1.0, 0.0, 0.0, 0.0
+        for _ in range(2):
+            gw, gb, gs = s, 1.0, 2 * w
+            vw, vb, vs = 0.9 * vw + gw, 0.9 * vb + gb, 0.9 * vs + gs
+            w, b, s = w - 0.1 * vw, b - 0.1 * vb, s - 0.1 * vs
+        np.testing.assert_allclose(np.asarray(params["w"]), np.full(2, w), rtol=1e-6)
+        np.testing.assert_allclose(float(params["scale"]), s, rtol=1e-6)
+        """,
+        wrong_fix="""
+        mom = {"w": jnp.zeros(2), "b": jnp.zeros(())}
+
+        def loss(p):
+            return jnp.sum(p["scale"] * p["w"] + p["b"])
+
+        for _ in range(2):
+            grads = jax.grad(loss)(params)
+            mom = jax.tree.map(lambda v, g: 0.9 * v + g, mom, {k: grads[k] for k in mom})
+            params = {**params, **jax.tree.map(lambda p, v: p - 0.1 * v, {k: params[k] for k in mom}, mom)}
+        """,
+    ),
+    case(
         "ema-state-renamed-keys-model-of-two-inits", "tree-map-dict-keys-mismatch", setup=SETUP,
         cell="""
         weights = {"enc": {"W": jnp.ones((2, 3)), "bias": jnp.zeros(3)},

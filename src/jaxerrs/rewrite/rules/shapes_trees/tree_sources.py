@@ -121,7 +121,15 @@ def _comprehension(value: cst.BaseExpression) -> Any:
         return value if ok else None
     if isinstance(value, cst.ListComp):
         f = value.for_in
-        if f.inner_for_in is not None or f.ifs or f.asynchronous is not None or not isinstance(f.target, cst.Name):
+        if f.inner_for_in is not None or f.ifs or f.asynchronous is not None:
+            return None
+        if isinstance(f.target, cst.Tuple):  # [[g(W), h(b)] for W, b in T]: one display per unpacked element
+            t, e = f.target, value.elt
+            if not (all(isinstance(x, cst.Element) and isinstance(x.value, cst.Name) for x in t.elements)
+                    and isinstance(e, (cst.List, cst.Tuple)) and len(e.elements) == len(t.elements)
+                    and all(isinstance(x, cst.Element) for x in e.elements)):
+                return None
+        elif not isinstance(f.target, cst.Name):
             return None
         if m.findall(value.elt, m.NamedExpr() | m.Yield() | m.Await()):
             return None
@@ -131,7 +139,8 @@ def _comprehension(value: cst.BaseExpression) -> Any:
             it, values = it.func.value, True  # type: ignore[attr-defined]
         if not isinstance(it, (cst.Name, cst.Attribute)) or not dotted_name(it):
             return None
-        return value.elt, f.target.value, it, None, values
+        var = f.target.value if isinstance(f.target, cst.Name) else ""  # "": unpacked (see Source.unpacked)
+        return value.elt, var, it, None, values
     if m.matches(value, m.Call(func=m.Name("list"), args=[m.Arg(m.Call(func=m.Name("map")))])):
         inner = value.args[0].value  # type: ignore[attr-defined]
         assert isinstance(inner, cst.Call)
@@ -282,6 +291,11 @@ class Source:
         self.key = key
         self.fn, self.over_values, self.value, self.literal = fn, over_values, value, literal
 
+    @property
+    def unpacked(self) -> bool:
+        """``[[g(W), h(b)] for W, b in T]``: each element of ``T`` unpacked and rebuilt as a display."""
+        return self.elt is not None and not self.var and self.fn is None
+
 
 _GRADS = {"jax.grad", "jax.value_and_grad"}
 
@@ -416,6 +430,16 @@ def _fixable(src: Source, want: Any) -> bool:
             return jax.tree.structure(tuple(v)) == want
         except Exception:  # noqa: BLE001
             return False
+    if src.unpacked:  # T is a list/tuple of lists/tuples of leaves, each as long as the display
+        n = len(src.elt.elements)  # type: ignore[union-attr]
+        if not isinstance(v, (list, tuple)) or not v or not all(
+                isinstance(x, (list, tuple)) and type(x) is type(v[0]) and len(x) == n and all(_is_leaf(y) for y in x)
+                for x in v):
+            return False
+        try:
+            return jax.tree.structure(v) == want
+        except Exception:  # noqa: BLE001
+            return False
     if src.over_values:
         if not isinstance(v, dict):
             return False
@@ -468,6 +492,9 @@ def detect_tree_source(ctx: Context, key: Any) -> Found | None:
     found = Found(key)
     for s in _sources(ctx):
         v = s.value
+        if s.unpacked and isinstance(v, list) and v and isinstance(v[0], (list, tuple)) and isinstance(
+                s.elt, cst.Tuple if type(v[0]) is tuple else cst.List):
+            continue  # its displays already have the type of T's elements
         if s.literal is not None:
             v = tuple(v) if isinstance(v, list) else MISSING
         try:
@@ -534,7 +561,8 @@ def fix_tree_source(ctx: Context) -> Edit | None:
         tm = f"{jax_name}.tree.map"
     pairs = []
     safe = True
-    names = []
+    names: list[str] = []
+    rebuilt: list[str] = []  # what the unpacking comprehensions became
     for s in found.fixable:
         if s.literal is not None:
             elems = list(s.literal.elements)
@@ -547,6 +575,22 @@ def fix_tree_source(ctx: Context) -> Edit | None:
             names.append(s.name)
             continue
         assert s.tree is not None
+        if s.unpacked:  # the display takes the type of T's elements; the comprehension T's own
+            assert isinstance(s.elt, (cst.List, cst.Tuple)) and isinstance(s.assign.value, cst.ListComp)
+            inner = type(s.value[0])
+            elems = [e.with_changes(comma=cst.MaybeSentinel.DEFAULT) if i == len(s.elt.elements) - 1 else e
+                     for i, e in enumerate(s.elt.elements)]
+            disp = cst.parse_expression("(" + ", ".join(ctx.code(e.value) for e in elems)
+                                        + ("," if len(elems) == 1 else "") + ")" if inner is tuple
+                                        else "[" + ", ".join(ctx.code(e.value) for e in elems) + "]")
+            comp = s.assign.value.with_changes(elt=disp)
+            new = comp if isinstance(s.value, list) else cst.Call(cst.Name("tuple"), [cst.Arg(
+                cst.GeneratorExp(comp.elt, comp.for_in))])
+            pairs.append((s.assign.value, new))
+            safe = False
+            names.append(s.name)
+            rebuilt.append(f"`{s.name}`'s entries are now {inner.__name__}s, as `{ctx.code(s.tree)}`'s are")
+            continue
         tree = ctx.code(s.tree)
         if s.fn is not None:
             fn = ctx.code(s.fn)
@@ -570,5 +614,8 @@ def fix_tree_source(ctx: Context) -> Edit | None:
     else:
         summary = (f"{shown} {'is' if one else 'are'} built with `jax.tree.map`, keyed like the parameters; "
                    f"check that nothing used {'it' if one else 'them'} as a list (by position or with list methods).")
-    return Edit(ctx.replace_many(pairs, [imp]), "safe" if safe else "review", summary,
-                cause=found.key)
+    if rebuilt and len(rebuilt) == len(found.fixable):
+        summary = (f"{'; '.join(dict.fromkeys(rebuilt))}: the same leaves in the same order, so every "
+                   "`jax.tree.map` of the step matches; check that nothing changes an entry in place.")
+    return Edit(ctx.replace_many(pairs, [imp if not rebuilt or len(rebuilt) < len(found.fixable) else None]),
+                "safe" if safe else "review", summary, cause=found.key)

@@ -19,6 +19,7 @@ from jaxerrs.rewrite.rules.shapes_trees.common import (
     _shape_of,
 )
 from jaxerrs.rewrite.rules.shapes_trees.tree_sources import (
+    TREE_MAPS,
     detect_tree_source,
     failing_tree_call,
     fix_tree_source,
@@ -201,6 +202,50 @@ def _fix_container(ctx: Context, call: cst.Call, trees: list[cst.BaseExpression]
                 "are the same.")
 
 
+def _fix_rebuilt_container(ctx: Context, call: cst.Call, trees: list[cst.BaseExpression], values: list[Any],
+                           odd: int) -> Edit | None:
+    """The same leaves in another container, converted at the call where the conversion is exact:
+
+    - a stacked array against a list (tuple) of arrays of its rows' shape -> ``list(arr)``: iterating an array
+      gives its rows in order, so the map pairs row i with item i;
+    - a dict against a NamedTuple with exactly its keys as fields -> ``Params(**d)``: each field takes the
+      entry of its name.
+    The converted tree takes the other's container; review, since the first tree decides the result's."""
+    import jax
+
+    for a, b in ((0, odd), (odd, 0)):
+        first, other = values[a], values[b]
+        node = trees[b]
+        if type(first) in (list, tuple) and hasattr(other, "shape") and hasattr(other, "dtype") and first:
+            shape = getattr(other, "shape", ())
+            if len(shape) < 1 or shape[0] != len(first) or not all(
+                    hasattr(x, "shape") and tuple(x.shape) == tuple(shape[1:]) for x in first):
+                continue
+            conv = type(first).__name__
+            if lookup(ctx, conv) not in (MISSING, type(first)):
+                return None
+            new = cst.Call(func=cst.Name(conv), args=[cst.Arg(node)])
+            return Edit(ctx.replace(node, new), "review",
+                        f"`{ctx.code(node)}` is split into a {conv} of its {shape[0]} rows, one per item of "
+                        f"`{ctx.code(trees[a])}`, so the map pairs row i with item i; check that its first axis "
+                        "indexes those items.")
+        fields = getattr(type(first), "_fields", None)
+        if isinstance(fields, tuple) and isinstance(other, dict) and set(other) == set(fields) and fields:
+            cls = type(first)
+            shown = lookup(ctx, cls.__name__)
+            try:
+                same = jax.tree.structure(cls(**other)) == jax.tree.structure(first)
+            except Exception:  # noqa: BLE001
+                same = False
+            if shown is not cls or not same:
+                return None
+            new = cst.Call(func=cst.Name(cls.__name__), args=[cst.Arg(node, star="**")])
+            return Edit(ctx.replace(node, new), "review",
+                        f"`{ctx.code(node)}` is made a `{cls.__name__}` (each field takes the entry of its name), "
+                        f"the type of `{ctx.code(trees[a])}`, so the two trees match.")
+    return None
+
+
 def _clashes_later(ctx: Context, call: cst.Call, kind: type) -> bool:
     """Whether the result of ``call`` (a tree of container ``kind``), bound to a name or ``self.attr``, is
     mapped elsewhere against a tree whose live container is the other of list and tuple (the same failure
@@ -366,6 +411,117 @@ def _fix_dict_key(ctx: Context, call: cst.Call, trees: list[cst.BaseExpression],
                 "same entry.")
 
 
+def _fix_subtree(ctx: Context, call: cst.Call, trees: list[cst.BaseExpression], values: list[Any]) -> Edit | None:
+    """One tree is a dict holding, under exactly one key, a tree of the others' structure (the whole Flax
+    ``variables`` where its ``"params"`` was meant) -> that entry. At the call, or, when the dict is what the
+    call's result is assigned to (an accumulator), where it is built: ``jax.tree.map(f, variables)`` once
+    elsewhere in the cell -> ``jax.tree.map(f, variables["params"])``."""
+    import jax
+
+    try:
+        structs = [jax.tree.structure(v) for v in values]
+    except Exception:  # noqa: BLE001
+        return None
+    for j, big in enumerate(values):
+        others = [structs[i] for i in range(len(values)) if i != j]
+        if not isinstance(big, dict) or len(set(others)) != 1 or structs[j] == others[0]:
+            continue
+        keys = []
+        for k, sub in big.items():
+            try:
+                if jax.tree.structure(sub) == others[0]:
+                    keys.append(k)
+            except Exception:  # noqa: BLE001
+                continue
+        if len(keys) != 1 or not isinstance(keys[0], str):
+            continue
+        key = keys[0]
+        node = trees[j]
+        stmt = ctx.enclosing(call, cst.Assign)
+        targets = [ctx.code(t.target) for t in stmt.targets] if isinstance(stmt, cst.Assign) else []  # type: ignore[attr-defined]
+        what = ctx.code(node)
+        if what not in targets:
+            new = cst.Subscript(node, [cst.SubscriptElement(cst.Index(cst.SimpleString(_quoted(key))))])
+            return Edit(ctx.replace(node, new), "review",
+                        f"`{what}` is given as `{what}[{_quoted(key)}]`, its one entry with the structure of the other "
+                        f"tree(s); check that the other entries of `{what}` were not meant to be mapped too.")
+        builds = [a for a in ctx.nodes(cst.Assign) if a is not stmt and any(
+            ctx.code(t.target) == what for t in a.targets)]  # type: ignore[attr-defined]
+        if len(builds) != 1 or not isinstance(builds[0].value, cst.Call):  # type: ignore[attr-defined]
+            return None
+        build = builds[0].value  # type: ignore[attr-defined]
+        if full_name(ctx, build.func, modules=_PUBLIC, keep=True, methods=True) not in TREE_MAPS or len(
+                build.args) != 2 or any(a.keyword is not None or a.star for a in build.args):
+            return None  # not `jax.tree.map(f, tree)`: what the dict is built from is not read
+        src = build.args[1].value
+        new = cst.Subscript(src, [cst.SubscriptElement(cst.Index(cst.SimpleString(_quoted(key))))])
+        return Edit(ctx.replace(src, new), "review",
+                    f"`{what}` is built from `{ctx.code(src)}[{_quoted(key)}]`, the one entry of `{ctx.code(src)}` with "
+                    f"the structure of the tree(s) it is mapped with; check that the other entries were not "
+                    "meant to be kept.")
+    return None
+
+
+def _fix_extra_entries(ctx: Context, call: cst.Call, trees: list[cst.BaseExpression], values: list[Any]) -> Edit | None:
+    """``jax.tree.map(f, params, grads)`` where ``params`` has entries ``grads`` has no key for (a frozen
+    scale, a label next to the features) -> ``{**params, **jax.tree.map(f, {k: params[k] for k in grads},
+    grads)}``: ``f`` maps the entries every tree has; the others are kept as they are.
+
+    Only for ``jax.tree.map`` on dicts at the top, when the other trees share one structure and the bigger
+    dict's entries for their keys have it, the trees are plain names (read twice), and the result is not
+    assigned back to one of the smaller trees (that tree would gain the extra entries)."""
+    import jax
+
+    if full_name(ctx, call.func, modules=_PUBLIC, keep=True, methods=True) not in TREE_MAPS:
+        return None
+    if not all(isinstance(t, (cst.Name, cst.Attribute)) for t in trees):
+        return None
+    for j, big in enumerate(values):
+        rest = [values[i] for i in range(len(values)) if i != j]
+        if not isinstance(big, dict) or not all(isinstance(r, dict) for r in rest):
+            continue
+        keys = set(rest[0])
+        if not keys or any(set(r) != keys for r in rest) or not keys < set(big):
+            continue
+        try:
+            want = jax.tree.structure(rest[0])
+            if any(jax.tree.structure(r) != want for r in rest) or jax.tree.structure(
+                    {k: big[k] for k in rest[0]}) != want:
+                continue
+        except Exception:  # noqa: BLE001
+            continue
+        if all(_constant_literal(ctx, trees[i], call) for i in range(len(trees))):
+            return None  # every tree is zeros/ones written by hand: which one is short of entries is not said
+        small = [ctx.code(trees[i]) for i in range(len(trees)) if i != j]
+        stmt = ctx.enclosing(call, cst.Assign)
+        if isinstance(stmt, cst.Assign) and any(ctx.code(t.target) in small for t in stmt.targets):
+            return None
+        name = ctx.code(trees[j])
+        k = "k" if not ctx.bound("k") else "key_"
+        sub = cst.parse_expression(f"{{{k}: {name}[{k}] for {k} in {small[0]}}}")
+        mapped = call.with_changes(args=[a.with_changes(value=sub) if a.value is trees[j] else a for a in call.args])
+        new = cst.Dict([cst.StarredDictElement(trees[j]), cst.StarredDictElement(mapped)])
+        extra = ", ".join(f"`{x}`" for x in big if x not in keys)
+        return Edit(ctx.replace(call, new), "review",
+                    f"`{name}`'s entries that {' and '.join(f'`{x}`' for x in small)} {'has' if len(small) == 1 else 'have'} "
+                    f"no key for ({extra}) "
+                    f"are kept as they are; the function maps the others. Check that those entries were meant to "
+                    f"stay unchanged.")
+    return None
+
+
+def _constant_literal(ctx: Context, node: cst.BaseExpression, call: cst.Call) -> bool:
+    """Whether the tree ``node`` is written in the cell as a literal whose leaves are all zeros/ones calls."""
+    lit = _dict_literal(ctx, node, ctx.span(call)[0], _scope_body(ctx, call))
+    leaves = _literal_leaves(lit) if isinstance(lit, (cst.Dict, cst.List, cst.Tuple)) else None
+    return bool(leaves) and all(isinstance(x, cst.Call) and full_name(
+        ctx, x.func, modules=_PUBLIC, keep=True, methods=True) in _CONSTANT_INITS for x in leaves or [])
+
+
+def _quoted(key: str) -> str:
+    return f'"{key}"' if '"' not in key and "\\" not in key else repr(key)
+
+
 def _fix_like_literal(ctx: Context, call: cst.Call, trees: list[cst.BaseExpression], values: list[Any],
                       odd: int) -> Edit | None:
     """``state = {"w": jnp.zeros_like(params["w"])}`` that misses entries: build it from every parameter."""
@@ -465,9 +621,40 @@ def _in_scope_of(ctx: Context, node: cst.BaseExpression, call: cst.Call, scope: 
     return arg if isinstance(arg, cst.Name) and _scope_body(ctx, calls[0]) is scope else None
 
 
+def _usable_at(ctx: Context, name: str, scope: cst.CSTNode, line: int) -> bool:
+    """Whether ``name`` holds its value at ``line`` of ``scope``: bound before it there, a free name of a
+    function, or at the top of the cell a name an earlier cell made."""
+    if _binding_before(ctx, scope, name, line) is not None:
+        return True
+    return ctx.bound(name) if scope is not ctx.module else _from_before(ctx, name)
+
+
+def _from_before(ctx: Context, name: str) -> bool:
+    """Whether ``name`` held a value before the cell ran: the namespace has it and the cell reads it before
+    it binds it (the parameters an earlier cell made, rebound by this cell's training loop)."""
+    if name not in (ctx.namespace or {}):
+        return False
+    first = None
+    for n in ctx.nodes(m.Name(value=name)):
+        p = ctx.parent(n)
+        if isinstance(p, cst.Attribute) and p.attr is n or isinstance(p, (cst.Param, cst.FunctionDef, cst.ClassDef)):
+            continue
+        if ctx.enclosing(n, cst.FunctionDef) is not None or ctx.enclosing(n, cst.Lambda) is not None:
+            continue  # another scope's name
+        first = n
+        break
+    if first is None:
+        return False
+    p = ctx.parent(first)
+    while isinstance(p, (cst.Element, cst.Tuple, cst.List)):
+        p = ctx.parent(p)
+    return not isinstance(p, (cst.AssignTarget, cst.AugAssign, cst.For, cst.CompFor))
+
+
 def _same_structure_name(ctx: Context, lit: cst.CSTNode, value: Any) -> cst.Name | None:
     """The one name assigned before ``lit`` in its scope whose live value has ``value``'s tree structure
-    (the parameters a gradient tree was computed from)."""
+    (the parameters a gradient tree was computed from); at the top of the cell also a name an earlier cell
+    made (:func:`_from_before`)."""
     import jax
 
     scope, line = _scope_body(ctx, lit), ctx.span(lit)[0]
@@ -477,6 +664,8 @@ def _same_structure_name(ctx: Context, lit: cst.CSTNode, value: Any) -> cst.Name
         return None
     names = {t.value for a in ctx.nodes(cst.Assign) if _scope_body(ctx, a) is scope and ctx.span(a)[0] < line
              for tgt in a.targets for t in m.findall(tgt.target, m.Name())}  # type: ignore[attr-defined]
+    if scope is ctx.module:
+        names |= {n.value for n in ctx.nodes(cst.Name) if _from_before(ctx, n.value)}  # type: ignore[attr-defined]
     hits = []
     for n in sorted(names):
         v = live_value(ctx, cst.Name(n), attrs="instance-or-module")
@@ -516,9 +705,10 @@ def _fix_constant_literal(ctx: Context, call: cst.Call, trees: list[cst.BaseExpr
             return None  # both trees are one constant each: which one is the state is not said
         # (a tree of several initializers, kernels of ones and biases of zeros, is the model's, not a state)
         scope = _scope_body(ctx, lit)
-        src = _in_scope_of(ctx, trees[other], call, scope) or _same_structure_name(ctx, lit, values[other])
-        if src is None or (_binding_before(ctx, scope, src.value, ctx.span(lit)[0]) is None
-                           and not (scope is not ctx.module and ctx.bound(src.value))):
+        src = next((n for n in (_in_scope_of(ctx, trees[other], call, scope),
+                                _same_structure_name(ctx, lit, values[other]))
+                    if n is not None and _usable_at(ctx, n.value, scope, ctx.span(lit)[0])), None)
+        if src is None:
             continue
         try:
             have = sorted(str(_shape_of(x)) for x in jax.tree.leaves(values[mine]))
@@ -558,12 +748,15 @@ def tree_structure(ctx: Context) -> Edit | None:
     if source is not None:
         return source
     odd = _odd_tree(values)
-    if odd is None:
-        return None
+    if odd is None:  # several trees differ from the first: the first may be the odd one
+        return _fix_subtree(ctx, call, trees, values) or _fix_extra_entries(ctx, call, trees, values)
     for fix in (lambda: _fix_argnums(ctx, call, trees, values, odd),
                 lambda: _fix_value_and_grad(ctx, call, trees, odd),
                 lambda: _fix_container(ctx, call, trees, values, odd),
+                lambda: _fix_rebuilt_container(ctx, call, trees, values, odd),
                 lambda: _fix_dict_key(ctx, call, trees, values, odd),
+                lambda: _fix_subtree(ctx, call, trees, values),
+                lambda: _fix_extra_entries(ctx, call, trees, values),
                 lambda: _fix_like_literal(ctx, call, trees, values, odd),
                 lambda: _fix_constant_literal(ctx, call, trees, values, odd)):
         edit = fix()
