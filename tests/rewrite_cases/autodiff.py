@@ -1709,4 +1709,44 @@ NEGATIVE = [
     ),
 ]
 
+HAS_AUX += [
+    case(
+        "value-and-grad-already-unpacks-loss-and-metric", "grad-output-tuple-needs-has-aux", setup=SETUP,
+        cell="""
+        def loss_and_err(w, x, t):
+            pred = x @ w
+            return jnp.mean((pred - t) ** 2), jnp.max(jnp.abs(pred - t))
+
+        x = jnp.asarray(np.arange(6.0).reshape(3, 2))
+        t = jnp.array([1.0, 2.0, 3.0])
+        w = jnp.zeros(2)
+        for _ in range(3):
+            (loss, err), g = jax.value_and_grad(loss_and_err)(w, x, t)
+            w = w - 0.01 * g
+        """,
+        check="""
+        xn, tn, wn = np.arange(6.0).reshape(3, 2), np.array([1.0, 2.0, 3.0]), np.zeros(2)
+        for _ in range(3):
+            r = xn @ wn - tn
+            l_, e_ = np.mean(r ** 2), np.max(np.abs(r))
+            wn = wn - 0.01 * (2 * xn.T @ r / 3)
+        np.testing.assert_allclose(np.asarray(w), wn, rtol=1e-5)
+        np.testing.assert_allclose(float(err), e_, rtol=1e-5)
+        np.testing.assert_allclose(float(loss), l_, rtol=1e-5)
+        """,
+        wrong_fix="""
+        def loss_and_err(w, x, t):
+            pred = x @ w
+            return jnp.mean((pred - t) ** 2), jnp.max(jnp.abs(pred - t))
+
+        x = jnp.asarray(np.arange(6.0).reshape(3, 2))
+        t = jnp.array([1.0, 2.0, 3.0])
+        w = jnp.zeros(2)
+        for _ in range(3):
+            ((loss, err), aux), g = jax.value_and_grad(loss_and_err, has_aux=True)(w, x, t)
+            w = w - 0.01 * g
+        """,
+    ),
+]
+
 CASES = NON_SCALAR + INTEGER_INPUT + HAS_AUX + AUX_PAIR + LOOPS + CUSTOM_VJP + FWD_JVP + ARGNUMS + DEFVJP + NEGATIVE

@@ -1463,4 +1463,58 @@ CASES = [
         np.testing.assert_allclose(np.asarray(out), P @ np.ones((5, 2)).T + np.arange(5.0))
         """,
     ),
+    case(
+        "vmap-bound-method-axes-for-self", "vmap-in-axes-length-mismatch", setup=SETUP,
+        cell="""
+        class Scorer:
+            def __init__(self, w):
+                self.w = w
+
+            def score(self, x, bias):
+                return x @ self.w + bias
+
+        sc = Scorer(jnp.array([1.0, -1.0]))
+        xs = jnp.asarray(np.arange(8.0).reshape(4, 2))
+        bs = jnp.arange(4.0)
+        scores = jax.vmap(sc.score, in_axes=(None, 0, 0))(xs, bs)
+        """,
+        check="""
+        X = np.arange(8.0).reshape(4, 2)
+        np.testing.assert_allclose(np.asarray(scores), X @ np.array([1.0, -1.0]) + np.arange(4.0))
+        """,
+        wrong_fix="""
+        class Scorer:
+            def __init__(self, w):
+                self.w = w
+
+            def score(self, x, bias):
+                return x @ self.w + bias
+
+        sc = Scorer(jnp.array([1.0, -1.0]))
+        xs = jnp.asarray(np.arange(8.0).reshape(4, 2))
+        bs = jnp.arange(4.0)
+        scores = jax.vmap(sc.score, in_axes=(0, None))(xs, bs)
+        """,
+    ),
+    case(
+        "vmap-partial-keyword-axes-kept", "vmap-in-axes-length-mismatch", setup=SETUP + "from functools import partial\n",
+        cell="""
+        def damped(x, gain, damping):
+            return gain * x - damping * x ** 2
+
+        f = partial(damped, damping=0.5)
+        ys = jax.vmap(f, in_axes=(0, None, None))(jnp.arange(3.0), 2.0)
+        """,
+        check="""
+        x = np.arange(3.0)
+        np.testing.assert_allclose(np.asarray(ys), 2.0 * x - 0.5 * x ** 2)
+        """,
+        wrong_fix="""
+        def damped(x, gain, damping):
+            return gain * x - damping * x ** 2
+
+        f = partial(damped, damping=0.5)
+        ys = jax.vmap(f, in_axes=(0, None))(jnp.arange(3.0), 0.5)
+        """,
+    ),
 ]

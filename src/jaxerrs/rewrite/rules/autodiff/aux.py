@@ -78,6 +78,14 @@ def grad_has_aux(ctx: Context) -> Edit | None:
         elif isinstance(target, (cst.Tuple, cst.List)) and len(target.elements) == 2 and not any(
                 isinstance(e, cst.StarredElement) for e in target.elements):
             first = target.elements[0].value
+            if isinstance(first, (cst.Tuple, cst.List)) and len(first.elements) == 2 and not any(
+                    isinstance(e, cst.StarredElement) for e in first.elements):
+                # `(loss, acc), grads = value_and_grad(f)(...)`: already unpacked as (value, aux), grads
+                new_stmt = stmt.with_changes(value=new_apply)
+                pairs.append((stmt, new_stmt))
+                return Edit(_edit(ctx, pairs), "review",
+                            f"{label} returns (value, aux): `has_aux=True` differentiates the value only; the "
+                            f"call already unpacks `{ctx.code(first)}` as (value, aux).")
             new_first = _tuple([_unparen_tuple(first), cst.Name(aux)])
             new_target = target.with_changes(elements=[target.elements[0].with_changes(value=new_first),
                                                        target.elements[1]])

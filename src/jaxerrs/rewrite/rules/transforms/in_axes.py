@@ -96,6 +96,16 @@ def _in_axes_length(ctx: Context, call: cst.Call, vm: _Vmap, axes: Any, n: int, 
                         what + "; check nothing depends on the order the arguments are evaluated in.")
         return Edit(ctx.replace(call, new_call), "safe", what + ".")
     values = _arg_values(ctx, positional)
+    bound = _bound_entries(vm.cell(ctx), vm, n, m)
+    if bound is not None:  # entries written for parameters a bound method or a partial already fills
+        if not all(axes[i] is None for i in bound):
+            return None
+        new_axes = tuple(e for i, e in enumerate(axes) if i not in bound)
+        return Edit(_set_in_axes(ctx, vm, new_axes), "review",
+                    f"`in_axes` is `{_axes_code(new_axes)}`{vm.where()}: the `None` written for "
+                    f"{', '.join(f'`{p}`' for p in bound.values())} is dropped, since "
+                    f"`{ctx.code(vm.fn) if isinstance(vm.fn, cst.BaseExpression) else 'the function'}` already "
+                    "has it bound (vmap counts only the arguments it is called with).", where=vm.home)
     if m == 1 and n > 1:  # one tuple argument: the axes describe its elements
         v = values[0] if values is not None else MISSING
         if not (isinstance(v, (tuple, list)) and len(v) == n) or params is None or len(params) != 1:
@@ -222,3 +232,47 @@ def _pad_axes(ctx: Context, call: cst.Call, vm: _Vmap, node: cst.Dict | cst.Tupl
     return Edit(vm.cell(ctx).replace(node, new), "review",
                 f"The `in_axes` {what} gets the entries it lacked ({desc}, judged from their shapes: batched "
                 f"entries map, others are shared){vm.where()}; check those entries.", where=vm.home)
+
+
+def _bound_entries(ctx: Context, vm: _Vmap, n: int, m: int) -> dict[int, str] | None:
+    """For ``in_axes`` of ``n`` entries and a call with ``m`` arguments, where the vmapped function is a bound
+    method (``self`` filled) or a ``functools.partial`` (its arguments filled): the positions of the
+    underlying function's parameters that are filled -> their names, when there are exactly ``n - m``, they
+    are among its first ``n`` parameters, and what is left lines up with the call; else None."""
+    import functools
+    import inspect
+
+    if n <= m or not isinstance(vm.fn, cst.BaseExpression):
+        return None
+    f = live_value(ctx, vm.fn, attrs="instance-or-module")
+    if f is MISSING and isinstance(vm.fn, cst.Attribute):  # obj.method: read from the class, running nothing
+        obj = live_value(ctx, vm.fn.value, attrs="instance-or-module")
+        try:
+            raw = inspect.getattr_static(obj, vm.fn.attr.value) if obj is not MISSING else None
+        except AttributeError:
+            raw = None
+        if inspect.isfunction(raw) and not inspect.isclass(obj) and not inspect.ismodule(obj):
+            f = raw.__get__(obj)  # the bound method, as `obj.method` gives it
+    if f is MISSING:
+        return None
+    filled: set[str] = set()
+    if isinstance(f, functools.partial):
+        inner = f.func
+        try:
+            names = list(inspect.signature(inner).parameters)
+        except (TypeError, ValueError):
+            return None
+        if inspect.ismethod(inner):
+            return None
+        filled = set(names[:len(f.args)]) | set(f.keywords or {})
+    elif inspect.ismethod(f):
+        try:
+            names = list(inspect.signature(f.__func__).parameters)
+        except (TypeError, ValueError):
+            return None
+        filled = set(names[:1])
+    else:
+        return None
+    pos = [p for p in names[:n]]
+    out = {i: p for i, p in enumerate(pos) if p in filled}
+    return out if len(out) == n - m and len(pos) == n else None
