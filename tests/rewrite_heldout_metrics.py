@@ -34,6 +34,10 @@ SEEN = {
             "array, list or optimizer of the cell; 2026-12-02)"
        for cid in ("euler-trajectory-two-tables", "oa-setitem-earlier-lqr-rollout-buffers",
                    "best-epoch-argmin-min-of-list", "oc-nnx-gan-two-optimizers-without-wrt")},
+    "random-features-two-dims": "a held-out rewrite lost by a new precondition of static-argnames (it read the "
+                                "PRNG key on the failing line as a size); read to find why (2026-12-03)",
+    "ob-linen-opt-init-on-variables": "read while looking for that loss: its record had no rewrite rule "
+                                      "(2026-12-03)",
 }
 
 

@@ -423,6 +423,40 @@ BROADCAST = [
 
 TREES = [
     case(
+        "adam-init-on-whole-variables", "tree-map-dict-keys-mismatch", setup=_s(SETUP, """
+        import optax
+        variables = {"params": {"w": jnp.zeros(2), "b": jnp.zeros(())}, "batch_stats": {"m": jnp.zeros(2)}}
+        X = jnp.asarray(np.array([[1.0, 0.0], [0.0, 2.0], [1.0, 1.0]]))
+        T = jnp.array([1.0, 2.0, 0.0])
+        """),
+        cell="""
+        opt = optax.sgd(0.1, momentum=0.5)
+        state = opt.init(variables)
+
+        def loss(p):
+            return jnp.mean((X @ p["w"] + p["b"] - T) ** 2)
+
+        p = variables["params"]
+        for _ in range(3):
+            g = jax.grad(loss)(p)
+            upd, state = opt.update(g, state)
+            p = optax.apply_updates(p, upd)
+        """,
+        check="""
+        Xn, Tn, w, b = np.array([[1.0, 0.0], [0.0, 2.0], [1.0, 1.0]]), np.array([1.0, 2.0, 0.0]), np.zeros(2), 0.0
+        tw, tb = np.zeros(2), 0.0
+        for _ in range(3):
+            r = Xn @ w + b - Tn
+            tw, tb = 2 * Xn.T @ r / 3 + 0.5 * tw, 2 * r.mean() + 0.5 * tb
+            w, b = w - 0.1 * tw, b - 0.1 * tb
+        np.testing.assert_allclose(np.asarray(p["w"]), w, rtol=1e-5)
+        np.testing.assert_allclose(float(p["b"]), b, rtol=1e-5)
+        """,
+        wrong_fix="""
+        p = variables["params"]
+        """,
+    ),
+    case(
         "particles-list-vs-stacked-kicks", "tree-map-node-type-mismatch", setup=_s(SETUP, """
         particles = [jnp.full(3, float(i)) for i in range(5)]
         """),

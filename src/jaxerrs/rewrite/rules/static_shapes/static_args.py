@@ -354,12 +354,14 @@ def _staged_on_the_way(ctx: Context) -> bool:
     """Whether a traced name on the failing line is computed, in the cell, through a JAX call or an array
     method (``jnp.array([0.0, t])``, ``(dt // h).astype(int)``): under ``jit`` such a value is traced whatever
     the arguments are, so a static parameter would not make it concrete (the cell fails the same way again).
-    Follows single assignments in the failing function and, for its parameters, the argument at each call of
-    it in the cell."""
+    Starts from the traced names in the sizes of the failing line (not its data: a key, an array) and follows
+    single assignments in the failing function and, for its parameters, the argument at each call of it."""
     stmt, here = ctx.statement(), ctx.function_at_line()
     if stmt is None or here is None:
         return False
-    todo = [(here, n) for n in dict.fromkeys(_names_in(stmt)) if is_tracer(_lookup(ctx, n))]
+    sizes = [e for e in _shape_exprs(ctx, here) if _within(ctx, e, stmt)]  # the sizes on the failing line
+    todo = [(here, n) for n in dict.fromkeys(x for e in sizes for x in _concrete_names(e))
+            if is_tracer(_lookup(ctx, n))]
     seen: set[tuple[int, str]] = set()
     while todo and len(seen) < 40:
         fn, name = todo.pop()
