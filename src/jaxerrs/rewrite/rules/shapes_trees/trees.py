@@ -441,6 +441,8 @@ def _fix_subtree(ctx: Context, call: cst.Call, trees: list[cst.BaseExpression], 
         targets = [ctx.code(t.target) for t in stmt.targets] if isinstance(stmt, cst.Assign) else []  # type: ignore[attr-defined]
         what = ctx.code(node)
         if what not in targets:
+            if j == 0 and full_name(ctx, call.func, modules=_PUBLIC, keep=True, methods=True) in TREE_MAPS:
+                return None  # the first tree decides the result's structure: taking its entry changes that too
             new = cst.Subscript(node, [cst.SubscriptElement(cst.Index(cst.SimpleString(_quoted(key))))])
             return Edit(ctx.replace(node, new), "review",
                         f"`{what}` is given as `{what}[{_quoted(key)}]`, its one entry with the structure of the other "
