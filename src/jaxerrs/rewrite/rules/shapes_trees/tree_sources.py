@@ -578,11 +578,9 @@ def fix_tree_source(ctx: Context) -> Edit | None:
         if s.unpacked:  # the display takes the type of T's elements; the comprehension T's own
             assert isinstance(s.elt, (cst.List, cst.Tuple)) and isinstance(s.assign.value, cst.ListComp)
             inner = type(s.value[0])
-            elems = [e.with_changes(comma=cst.MaybeSentinel.DEFAULT) if i == len(s.elt.elements) - 1 else e
-                     for i, e in enumerate(s.elt.elements)]
-            disp = cst.parse_expression("(" + ", ".join(ctx.code(e.value) for e in elems)
-                                        + ("," if len(elems) == 1 else "") + ")" if inner is tuple
-                                        else "[" + ", ".join(ctx.code(e.value) for e in elems) + "]")
+            items = ", ".join(ctx.code(e.value) for e in s.elt.elements)
+            one = len(s.elt.elements) == 1
+            disp = cst.parse_expression(f"({items}{',' if one else ''})" if inner is tuple else f"[{items}]")
             comp = s.assign.value.with_changes(elt=disp)
             new = comp if isinstance(s.value, list) else cst.Call(cst.Name("tuple"), [cst.Arg(
                 cst.GeneratorExp(comp.elt, comp.for_in))])

@@ -637,7 +637,9 @@ def _from_before(ctx: Context, name: str) -> bool:
     if name not in (ctx.namespace or {}):
         return False
     first = None
-    for n in ctx.nodes(m.Name(value=name)):
+    for n in ctx.nodes(cst.Name):  # the cached list of the cell's names, in source order
+        if n.value != name:  # type: ignore[attr-defined]
+            continue
         p = ctx.parent(n)
         if isinstance(p, cst.Attribute) and p.attr is n or isinstance(p, (cst.Param, cst.FunctionDef, cst.ClassDef)):
             continue
@@ -667,7 +669,7 @@ def _same_structure_name(ctx: Context, lit: cst.CSTNode, value: Any) -> cst.Name
     names = {t.value for a in ctx.nodes(cst.Assign) if _scope_body(ctx, a) is scope and ctx.span(a)[0] < line
              for tgt in a.targets for t in m.findall(tgt.target, m.Name())}  # type: ignore[attr-defined]
     if scope is ctx.module:
-        names |= {n.value for n in ctx.nodes(cst.Name) if _from_before(ctx, n.value)}  # type: ignore[attr-defined]
+        names |= {n for n in {x.value for x in ctx.nodes(cst.Name)} if _from_before(ctx, n)}  # type: ignore[attr-defined]
     hits = []
     for n in sorted(names):
         v = live_value(ctx, cst.Name(n), attrs="instance-or-module")

@@ -7,6 +7,7 @@ import re
 from dataclasses import dataclass
 
 import libcst as cst
+import libcst.matchers as m
 
 from jaxerrs.rewrite import Edit
 from jaxerrs.rewrite.analysis import ran_context
@@ -391,7 +392,7 @@ def _staged_on_the_way(ctx: Context) -> bool:
 
 def _stages(ctx: Context, e: cst.CSTNode) -> bool:
     """A call of a JAX function or a method call on a value (not a module's function) in ``e``."""
-    for call in [n for n in ctx.nodes(cst.Call) if _within(ctx, n, e)]:
+    for call in m.findall(e, m.Call()):
         assert isinstance(call, cst.Call)
         name = full_name(ctx, call.func, keep=True)
         if name.startswith(("jax.", "jaxlib.")):

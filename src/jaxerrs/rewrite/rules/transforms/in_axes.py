@@ -255,7 +255,6 @@ def _bound_entries(ctx: Context, vm: _Vmap, n: int, m: int) -> dict[int, str] | 
             f = raw.__get__(obj)  # the bound method, as `obj.method` gives it
     if f is MISSING:
         return None
-    filled: set[str] = set()
     if isinstance(f, functools.partial):
         inner = f.func
         try:
@@ -273,6 +272,5 @@ def _bound_entries(ctx: Context, vm: _Vmap, n: int, m: int) -> dict[int, str] | 
         filled = set(names[:1])
     else:
         return None
-    pos = [p for p in names[:n]]
-    out = {i: p for i, p in enumerate(pos) if p in filled}
-    return out if len(out) == n - m and len(pos) == n else None
+    out = {i: p for i, p in enumerate(names[:n]) if p in filled}
+    return out if len(out) == n - m and len(names) >= n else None
