@@ -114,6 +114,45 @@ def test_values_come_from_the_raising_frame():
     assert d["check"]["did_you_mean"] == "'ortho'"
 
 
+def _site_guards(src: str) -> list:
+    from jaxerrs.catalog import extract_source
+
+    guards: dict = {}
+    extract_source(src, "mod.py", guards)
+    return list(guards.values())
+
+
+def test_the_check_is_the_code_as_written_with_class_literals_and_conjunctions():
+    [g] = _site_guards('def f(side):\n  if side not in ["left",\n                  "right"]:\n    raise ValueError(side)\n')
+    assert g.code == 'side not in ["left", "right"]' and g.accepted == ("'left'", "'right'")
+    [g] = _site_guards("def f(bs):\n  if all(callable(b) for b in bs):\n    pass\n  else:\n    raise TypeError(bs)\n")
+    assert g.code == "not all(callable(b) for b in bs)"
+    [g] = _site_guards("class S:\n  valid = ('scan', 'sort')\n  def f(self, method):\n"
+                       "    if method not in self.valid:\n      raise ValueError(method)\n")
+    assert (g.subject, g.accepted) == ("method", ("'scan'", "'sort'"))
+    [g] = _site_guards("def f(scale):\n  if scale is not None and scale not in ('sqrtn', 'n'):\n"
+                       "    raise ValueError(scale)\n")
+    assert (g.subject, g.accepted) == ("scale", ("'sqrtn'", "'n'"))
+    [g] = _site_guards("def f(a, b):\n  if a or b not in ('x', 'y'):\n    raise ValueError(b)\n")
+    assert g.accepted == ()  # `a` alone may have raised: `b` is not known to be outside the set
+
+
+def test_the_api_is_what_the_user_called_closures_methods_constructors_and_every_public_module():
+    import jax
+    import jax.numpy as jnp
+    import jax.scipy.fft
+
+    assert _diagnosed(lambda: jax.vmap(lambda: 1.0)())["api"]["name"] == "jax.vmap"  # vmap's inner vmap_f
+    assert _diagnosed(lambda: "a" in jnp.ones(3))["api"]["name"] == "jax.Array.__contains__"
+    assert _diagnosed(lambda: jax.scipy.fft.dct(jnp.ones(4), norm="forward"))["api"]["name"] == "jax.scipy.fft.dct"
+
+    def subclass():
+        class MySpec(jax.sharding.PartitionSpec):  # its __init_subclass__ (a classmethod) raises
+            pass
+
+    assert _diagnosed(subclass)["api"]["name"] in ("jax.P", "jax.sharding.PartitionSpec")
+
+
 def test_from_text_the_values_are_the_messages():
     d = jaxerrs.diagnose_text("NotImplementedError: Unimplemented padding mode 'reflekt' for np.pad.").to_dict()
     assert d["check"]["code"] == "mode not in allowed_kwargs"

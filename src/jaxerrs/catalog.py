@@ -21,7 +21,7 @@ from functools import cached_property, lru_cache
 from pathlib import Path
 
 from jaxerrs import templates
-from jaxerrs.guards import Guard, guard_of, literal_bindings
+from jaxerrs.guards import Guard, guard_of, literal_bindings, source_text
 
 FORMAT_VERSION = 6
 PACKAGES = ("jax", "jaxlib")
@@ -332,6 +332,7 @@ class _Visitor(ast.NodeVisitor):
         self.guards: dict[str, Guard] = {}
         self.module_literals: dict[str, ast.AST] = {}
         self._literal_cache: dict[int, dict[str, ast.AST]] = {}
+        self.text: Callable[[ast.AST], str] = ast.unparse  # a node's code as written, when the source is at hand
 
     def visit(self, node: ast.AST) -> None:
         self.chain.append(node)
@@ -341,14 +342,18 @@ class _Visitor(ast.NodeVisitor):
             self.chain.pop()
 
     def _literals(self) -> dict[str, ast.AST]:
-        """Literal collections bound to names in the enclosing function, over the module's."""
+        """Literal collections bound to names in the enclosing function, over its class's (as ``self.NAME``,
+        ``cls.NAME`` and ``Class.NAME``), over the module's."""
         if not self.functions:
             return self.module_literals
         fn = self.functions[-1]
         found = self._literal_cache.get(id(fn))
         if found is None:
+            cls = next((n for n in reversed(self.chain) if isinstance(n, ast.ClassDef)), None)
+            of_class = {f"{owner}.{k}": v for k, v in literal_bindings(cls.body).items()
+                        for owner in ("self", "cls", cls.name)} if cls is not None else {}
             body = [n for n in ast.walk(fn) if isinstance(n, (ast.Assign, ast.AnnAssign))]
-            found = {**self.module_literals, **literal_bindings(body)}  # type: ignore[arg-type]
+            found = {**self.module_literals, **of_class, **literal_bindings(body)}  # type: ignore[arg-type]
             self._literal_cache[id(fn)] = found
         return found
 
@@ -417,7 +422,7 @@ class _Visitor(ast.NodeVisitor):
             cls, tmpl, kind = ast.unparse(exc), None, "reraise"
         site = Site(self.path, node.lineno, node.end_lineno or node.lineno, self._qualname(), cls, tmpl, kind)
         self.sites.append(site)
-        guard = guard_of(self.chain, self._literals())
+        guard = guard_of(self.chain, self._literals(), self.text)
         if guard is not None:
             self.guards[site.key] = guard
         self.generic_visit(node)
@@ -428,6 +433,8 @@ def extract_source(source: str | bytes | ast.Module, rel: str, guards: dict[str,
     ``guards``, when given, receives the check that guarded each raise (by site key)."""
     tree = source if isinstance(source, ast.Module) else ast.parse(source, filename=rel)
     visitor = _Visitor(rel)
+    if not isinstance(source, ast.Module):
+        visitor.text = source_text(source)
     visitor.module_literals = literal_bindings(tree.body)
     visitor.visit(tree)
     if guards is not None:

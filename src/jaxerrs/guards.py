@@ -6,12 +6,19 @@ key of ``table``"; other ``except`` clauses say what raised. The names the check
 ``operand.shape``) are kept so the values can be read from the live frame, and a membership test in a
 literal collection (a tuple, a set, a dict's keys, here or bound to a name in the function or the module)
 keeps the accepted values, for "did you mean". Computed once per raise when the catalog is built.
+
+The code is the test as written in the source (its whitespace folded onto one line), so that it reads and
+searches like the file; ``ast.unparse`` is the fallback where no source text is at hand.
 """
 
 from __future__ import annotations
 
 import ast
+import re
+from collections.abc import Callable
 from dataclasses import dataclass
+
+Text = Callable[[ast.AST], str]
 
 MAX_CODE = 200
 MAX_ACCEPTED = 60
@@ -77,15 +84,35 @@ def words(node: ast.AST, negate: bool = False) -> str:
     return f"{_c(node)} is {'false' if negate else 'true'}"
 
 
-def _negated_code(node: ast.AST) -> str:
+def source_text(source: str | bytes) -> Text:
+    """``node`` -> its code as written in ``source``, folded onto one line (``ast.unparse`` where the segment
+    cannot be read, or holds a comment that folding would swallow)."""
+    text = source.decode("utf-8", "replace") if isinstance(source, bytes) else source
+
+    def of(node: ast.AST) -> str:
+        try:
+            seg = ast.get_source_segment(text, node)
+        except (TypeError, ValueError, IndexError):
+            seg = None
+        if not seg or ("\n" in seg and "#" in seg):
+            return ast.unparse(node)
+        seg = " ".join(seg.split())
+        return re.sub(r"\s+([)\]}])", r"\1", re.sub(r"([(\[{])\s+", r"\1", seg))
+
+    return of
+
+
+_FLIP = {ast.In: "not in", ast.NotIn: "in", ast.Is: "is not", ast.IsNot: "is", ast.Eq: "!=", ast.NotEq: "=="}
+
+
+def _negated_code(node: ast.AST, text: Text = ast.unparse) -> str:
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
-        return ast.unparse(node.operand)
-    if isinstance(node, ast.Compare) and len(node.ops) == 1:
-        flip = {ast.In: ast.NotIn(), ast.NotIn: ast.In(), ast.Is: ast.IsNot(), ast.IsNot: ast.Is(),
-                ast.Eq: ast.NotEq(), ast.NotEq: ast.Eq()}.get(type(node.ops[0]))
-        if flip is not None:
-            return ast.unparse(ast.Compare(node.left, [flip], node.comparators))
-    return f"not ({ast.unparse(node)})"
+        return text(node.operand)
+    if isinstance(node, ast.Compare) and len(node.ops) == 1 and type(node.ops[0]) in _FLIP:
+        return f"{text(node.left)} {_FLIP[type(node.ops[0])]} {text(node.comparators[0])}"
+    if isinstance(node, (ast.Call, ast.Name, ast.Attribute, ast.Subscript)):
+        return f"not {text(node)}"
+    return f"not ({text(node)})"
 
 
 def _cap(code: str) -> str:
@@ -132,8 +159,8 @@ def literal_values(node: ast.AST | None, bindings: dict[str, ast.AST]) -> tuple[
     """Reprs of the values in a literal collection (tuple, list, set, frozenset/set/tuple call, dict keys,
     ``.keys()``), following a name bound to one in ``bindings``; () when it is not literal."""
     for _ in range(3):
-        if isinstance(node, ast.Name) and node.id in bindings:
-            node = bindings[node.id]
+        if isinstance(node, (ast.Name, ast.Attribute)) and ast.unparse(node) in bindings:
+            node = bindings[ast.unparse(node)]
         elif isinstance(node, ast.Call) and not node.keywords and len(node.args) == 1 and (
                 isinstance(node.func, ast.Name) and node.func.id in ("set", "frozenset", "tuple", "list")):
             node = node.args[0]
@@ -155,9 +182,10 @@ def literal_values(node: ast.AST | None, bindings: dict[str, ast.AST]) -> tuple[
 
 # ---------------------------------------------------------------------------- the guard of one raise
 
-def guard_of(chain: list[ast.AST], bindings: dict[str, ast.AST]) -> Guard | None:
+def guard_of(chain: list[ast.AST], bindings: dict[str, ast.AST], text: Text = ast.unparse) -> Guard | None:
     """The check guarding the raise at the end of ``chain`` (the raise's ancestors, outermost first, then the
-    raise); ``bindings``: literal values bound to names in its function and module.
+    raise); ``bindings``: literal values bound to names in its function and module; ``text``: a node's code
+    (``source_text`` of the module, for the test as written).
 
     Besides the ``if`` (or ``except``) around it, a raise after ``if test: return`` statements in its block
     (JAX's ``if mode == 'a': return …`` … ``raise ValueError(mode)``) is guarded by none of them holding."""
@@ -176,14 +204,14 @@ def guard_of(chain: list[ast.AST], bindings: dict[str, ast.AST]) -> Guard | None
                 conds = [(t, True) for t in _else_tests(chain[: i + 1])]
             else:
                 continue
-            return _from_tests(conds + [(t, True) for t in early], bindings, loop)
+            return _from_tests(conds + [(t, True) for t in early], bindings, loop, text)
         if isinstance(node, ast.ExceptHandler):
             try_node = chain[i - 1] if i > 0 else None
             if isinstance(try_node, (ast.Try, getattr(ast, "TryStar", ast.Try))):
-                return _from_handler(try_node, node, bindings, loop)
+                return _from_handler(try_node, node, bindings, loop, text)
             return None
     if early:
-        return _from_tests([(t, True) for t in early], bindings, loop)
+        return _from_tests([(t, True) for t in early], bindings, loop, text)
     return None
 
 
@@ -227,6 +255,9 @@ def _exclusion(test: ast.AST, neg: bool, bindings: dict[str, ast.AST]) -> tuple[
     membership test, or a failed ``subject == constant``."""
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         test, neg = test.operand, not neg
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) != neg:
+        # the raise means every part held (`a and b` true, or `a or b` false): the first exclusion among them
+        return next((ex for v in test.values if (ex := _exclusion(v, neg, bindings)) is not None), None)
     if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
         return None
     op, right = test.ops[0], test.comparators[0]
@@ -244,8 +275,9 @@ def _from_membership(subject: str, conds: list[tuple[ast.AST, bool]]) -> bool:
                for t, _n in conds)
 
 
-def _from_tests(conds: list[tuple[ast.AST, bool]], bindings: dict[str, ast.AST], loop: str) -> Guard:
-    parts = [_negated_code(t) if n else ast.unparse(t) for t, n in conds]
+def _from_tests(conds: list[tuple[ast.AST, bool]], bindings: dict[str, ast.AST], loop: str,
+                text: Text = ast.unparse) -> Guard:
+    parts = [_negated_code(t, text) if n else text(t) for t, n in conds]
     code = parts[0] if len(parts) == 1 else " and ".join(f"({p})" for p in parts)
     said = "; and ".join(words(t, n) for t, n in conds)
     names: list[str] = []
@@ -272,7 +304,7 @@ def _from_tests(conds: list[tuple[ast.AST, bool]], bindings: dict[str, ast.AST],
 
 
 def _from_handler(try_node: ast.AST, handler: ast.ExceptHandler, bindings: dict[str, ast.AST],
-                  loop: str) -> Guard | None:
+                  loop: str, text: Text = ast.unparse) -> Guard | None:
     caught = ast.unparse(handler.type) if handler.type is not None else "an exception"
     body = getattr(try_node, "body", [])
     if not body:
@@ -281,7 +313,7 @@ def _from_handler(try_node: ast.AST, handler: ast.ExceptHandler, bindings: dict[
     if "KeyError" in caught and subs:
         sub = subs[-1]
         key, table = ast.unparse(sub.slice), ast.unparse(sub.value)
-        code = f"{key} not in {table}"
+        code = f"{text(sub.slice)} not in {text(sub.value)}"
         return Guard(_cap(code), f"{_c(sub.slice)} is not a key of {_c(sub.value)}{loop}",
                      tuple(dict.fromkeys([*read_names(sub.slice), *read_names(sub.value)]))[:8],
                      literal_values(sub.value, bindings), key, table if isinstance(sub.value, (ast.Name, ast.Attribute)) else "")
@@ -289,7 +321,8 @@ def _from_handler(try_node: ast.AST, handler: ast.ExceptHandler, bindings: dict[
     head = stmt
     if isinstance(stmt, (ast.For, ast.While, ast.With, ast.If)):  # its header line, not its whole body
         head = getattr(stmt, "iter", None) or getattr(stmt, "test", None) or stmt
-    code = ast.unparse(stmt).splitlines()[0]
+    code = text(stmt) if not isinstance(stmt, (ast.For, ast.While, ast.With, ast.If)) else \
+        ast.unparse(stmt).splitlines()[0]
     return Guard(_cap(f"{code}  # raised {caught}"), f"{_c(head) if head is not stmt else '`' + code + '`'} raised "
                  f"{caught}{loop}", read_names(head))
 

@@ -19,6 +19,7 @@ import enum
 import inspect
 import sys
 import types
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
@@ -226,10 +227,54 @@ def _check(d: Diagnosis, frame: types.FrameType | None, g: Guard | None) -> dict
 
 # ---------------------------------------------------------------------------- the API called
 
+# Methods a class's constructor runs: the API called is the class itself (``jax.sharding.PartitionSpec``).
+_CONSTRUCTORS = ("__init__", "__new__", "__init_subclass__", "__post_init__")
+
+
+@dataclass
+class _Index:
+    """The public functions and classes of the imported public modules, found three ways: by code object; by
+    file and qualified name (a closure a public function returns, such as ``vmap``'s ``vmap_f``, is that
+    function's); and the classes, for a method JAX attaches to a public type's implementation
+    (``jax.Array.__contains__`` lives on ``ArrayImpl`` and the tracers)."""
+
+    by_code: dict[Any, tuple[str, Any]] = field(default_factory=dict)
+    by_qualname: dict[tuple[str, str], tuple[str, Any]] = field(default_factory=dict)
+    classes: list[tuple[str, type]] = field(default_factory=list)
+
+    def add(self, name: str, obj: Any) -> None:
+        code = _code(obj)
+        if code is not None and code not in self.by_code:
+            self.by_code[code] = (name, obj)
+            self.by_qualname.setdefault((code.co_filename, getattr(code, "co_qualname", code.co_name)), (name, obj))
+
+
+def _public_modules() -> tuple[str, ...]:
+    """The public modules already imported: those listed first (their names win), then every other ``jax.…``
+    module with no private part."""
+    return _public_modules_among(len(sys.modules))
+
+
+@lru_cache(maxsize=4)
+def _public_modules_among(_count: int) -> tuple[str, ...]:  # recomputed when modules are imported
+    extra = sorted(m for m in list(sys.modules) if m.startswith("jax.") and m not in PUBLIC_MODULES
+                   and not any(part.startswith("_") for part in m.split(".")) and ".tests" not in m)
+    return tuple(m for m in (*PUBLIC_MODULES, *extra) if m in sys.modules)
+
+
 @lru_cache(maxsize=8)
-def _public_index(loaded: tuple[str, ...]) -> dict[Any, tuple[str, Any]]:
-    """code object -> (public dotted name, public object), over the public modules already imported."""
-    out: dict[Any, tuple[str, Any]] = {}
+def _public_index(loaded: tuple[str, ...]) -> _Index:
+    out = _Index()
+    # A class exported under several names is known by one bound under its own name (``jax.Array``, not
+    # ``jax.numpy.ndarray``), from the first module listed.
+    ranked: dict[int, tuple[tuple[int, int], str]] = {}
+    for rank, modname in enumerate(loaded):
+        for name, obj in list(vars(sys.modules.get(modname) or types).items()):
+            if not name.startswith("_") and isinstance(obj, type) and _own(obj):
+                key = (0 if name == str(getattr(obj, "__qualname__", "")).rsplit(".", 1)[-1] else 1, rank)
+                if id(obj) not in ranked or key < ranked[id(obj)][0]:
+                    ranked[id(obj)] = (key, f"{modname}.{name}")
+    class_names = {k: v[1] for k, v in ranked.items()}
     for modname in loaded:
         mod = sys.modules.get(modname)
         if mod is None:
@@ -238,19 +283,57 @@ def _public_index(loaded: tuple[str, ...]) -> dict[Any, tuple[str, Any]]:
             if name.startswith("_"):
                 continue
             if isinstance(obj, type) and _own(obj):
-                for meth in ("__init__", "__call__", *(m for m in vars(obj) if not m.startswith("_"))):
-                    code = _code(vars(obj).get(meth))
-                    if code is not None and code not in out:
-                        out[code] = (f"{modname}.{name}.{meth}" if meth != "__init__" else f"{modname}.{name}",
-                                     vars(obj)[meth])
+                cname = class_names[id(obj)]
+                out.classes.append((cname, obj))
+                for meth, fn in list(vars(obj).items()):
+                    if meth.startswith("_") and not (meth.startswith("__") and meth.endswith("__")):
+                        continue
+                    out.add(cname if meth in _CONSTRUCTORS else f"{cname}.{meth}", fn)
                 continue
-            code = _code(obj)
-            if code is not None and code not in out:
-                out[code] = (f"{modname}.{name}", obj)
+            out.add(f"{modname}.{name}", obj)
     return out
 
 
+def _lookup(index: _Index, frame: types.FrameType) -> tuple[str, Any] | None:
+    """The public function or method this frame runs, or None."""
+    code = frame.f_code
+    hit = index.by_code.get(code)
+    qual = getattr(code, "co_qualname", code.co_name)
+    while hit is None and ".<locals>." in qual:
+        qual = qual.rsplit(".<locals>.", 1)[0]
+        hit = index.by_qualname.get((code.co_filename, qual))
+    if hit is None and code.co_argcount and code.co_varnames[0] == "self":
+        hit = _method_of_public_type(index, frame)
+    return hit
+
+
+def _method_of_public_type(index: _Index, frame: types.FrameType) -> tuple[str, Any] | None:
+    """``jax.Array.__contains__`` for a frame running the function a public type's implementation class
+    holds under that name (found by code object on ``type(self)``'s MRO: no attribute of ``self`` is read)."""
+    cls = type(frame.f_locals.get("self"))
+    if not _own(cls):
+        return None
+    attr = next((k for klass in cls.__mro__ for k, v in vars(klass).items() if _code(v) is frame.f_code), None)
+    if attr is None:
+        return None
+    mro = cls.__mro__
+    found = []
+    for name, public in index.classes:
+        try:
+            if issubclass(cls, public):  # a real base first, nearest first; then a registered one; shortest name
+                found.append(((mro.index(public) if public in mro else len(mro), len(name)), name, public))
+        except TypeError:
+            continue
+    if found:
+        _rank, name, public = min(found, key=lambda t: t[0])
+        fn = getattr(public, attr, None) or vars(cls).get(attr)
+        return (name if attr in _CONSTRUCTORS else f"{name}.{attr}"), fn
+    return None
+
+
 def _code(obj: Any) -> Any:
+    if isinstance(obj, (classmethod, staticmethod)):
+        obj = obj.__func__
     if obj is None or isinstance(obj, (type, types.ModuleType)):
         return None
     try:
@@ -280,9 +363,9 @@ def _api(d: Diagnosis, guard: Guard | None) -> tuple[dict[str, Any], str] | None
         for i, f in enumerate(frames):
             if f.f_code.co_filename == uf.filename:
                 start = i + 1
-    index = _public_index(tuple(m for m in PUBLIC_MODULES if m in sys.modules))
+    index = _public_index(_public_modules())
     for f in frames[start:]:
-        hit = index.get(f.f_code)
+        hit = _lookup(index, f)
         if hit is None:
             continue
         name, obj = hit
