@@ -26,6 +26,11 @@ from jaxerrs.matcher import same_function  # noqa: E402
 
 DATA = HERE / "data" / "heldout_texts.json"
 LIBRARIES = {"flax", "optax", "equinox", "orbax", "chex"}
+# Items that are not unseen any more (by URL, with why): left out of the figures.
+SEEN = {
+    "https://github.com/google/flax/issues/2941": "the set's first item, printed whole as a format example while "
+                                                  "briefing the tuning-set helper (2026-12-03); not a miss",
+}
 
 
 def score(item: dict, d: dict) -> dict[str, bool | None]:
@@ -54,7 +59,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--misses", action="store_true", help="print the misses (each read moves to the tuning side)")
     args = ap.parse_args()
-    items = json.loads(DATA.read_text(encoding="utf-8"))
+    items = [i for i in json.loads(DATA.read_text(encoding="utf-8")) if i["url"] not in SEEN]
     rows = []
     for item in items:
         d = jaxerrs.diagnose_text(item["text"]).to_dict()
@@ -67,6 +72,8 @@ def main() -> None:
     for lo, hi in ((0.0, 0.25), (0.25, 0.5), (0.5, 0.75), (0.75, 1.01)):
         got = [s["right"] for _, d, s in rows if lo <= d["confidence"] < hi]
         print(f"  [{lo:.2f}, {min(hi, 1.0):.2f})  {len(got):3}  {sum(got) / max(1, len(got)):.2f}")
+    for url, why in SEEN.items():
+        print(f"left out (seen): {url}: {why}")
     if args.misses:
         for item, _d, s in rows:
             bad = [k for k in ("record", "site", "library", "user frame") if s[k] is False]
