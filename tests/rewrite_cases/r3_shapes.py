@@ -1555,4 +1555,64 @@ CASES = [
         rewards[2] = rewards[0]
         """,
     ),
+    # ================================================================== has_aux: library transforms, earlier cells
+    case(
+        "r3-eqx-filter-value-and-grad-aux-earlier", "grad-output-tuple-needs-has-aux",
+        setup=EQX + textwrap.dedent("""
+        def loss_and_logits(model, x, y):
+            logits = jax.vmap(model)(x)
+            return jnp.mean((logits[:, 0] - y) ** 2), logits
+        """),
+        cell="""
+        model = eqx.nn.Linear(3, 1, key=jax.random.PRNGKey(1))
+        x = jnp.asarray(np.linspace(-1.0, 1.0, 12).reshape(4, 3), dtype=jnp.float32)
+        y = jnp.asarray([0.5, -0.5, 1.0, 0.0], dtype=jnp.float32)
+        (loss, logits), grads = eqx.filter_value_and_grad(loss_and_logits)(model, x, y)
+        """,
+        check="""
+        W, b = np.asarray(model.weight, np.float64), np.asarray(model.bias, np.float64)
+        X, Y = np.asarray(x, np.float64), np.asarray(y, np.float64)
+        r = X @ W[0] + b[0] - Y
+        np.testing.assert_allclose(float(loss), np.mean(r ** 2), rtol=1e-5)
+        np.testing.assert_allclose(np.asarray(logits)[:, 0], X @ W[0] + b[0], rtol=1e-5)
+        np.testing.assert_allclose(np.asarray(grads.weight)[0], 2 * X.T @ r / 4, rtol=1e-4, atol=1e-6)
+        np.testing.assert_allclose(np.asarray(grads.bias)[0], 2 * r.mean(), rtol=1e-4, atol=1e-6)
+        """,
+        wrong_fix="""
+        model = eqx.nn.Linear(3, 1, key=jax.random.PRNGKey(1))
+        x = jnp.asarray(np.linspace(-1.0, 1.0, 12).reshape(4, 3), dtype=jnp.float32)
+        y = jnp.asarray([0.5, -0.5, 1.0, 0.0], dtype=jnp.float32)
+        (loss, logits), grads = eqx.filter_value_and_grad(lambda m, a, b: loss_and_logits(m, a, b)[0] * 0)(model, x, y), None
+        """,
+    ),
+    case(
+        "r3-nnx-grad-aux-earlier", "grad-output-tuple-needs-has-aux",
+        setup=NNX + textwrap.dedent("""
+        def loss_with_metrics(model, x, y):
+            pred = model(x)[:, 0]
+            err = pred - y
+            return jnp.mean(err ** 2), {"max_err": jnp.max(jnp.abs(err))}
+        """),
+        cell="""
+        model = nnx.Linear(2, 1, rngs=nnx.Rngs(0))
+        x = jnp.asarray([[1.0, 2.0], [0.5, -1.0], [0.0, 1.0]])
+        y = jnp.asarray([1.0, 0.0, -1.0])
+        grads = nnx.grad(loss_with_metrics)(model, x, y)
+        """,
+        check="""
+        W = np.asarray(model.kernel.value, np.float64)[:, 0]
+        b = float(np.asarray(model.bias.value)[0])
+        X, Y = np.asarray(x, np.float64), np.asarray(y, np.float64)
+        r = X @ W + b - Y
+        g = grads[0] if isinstance(grads, tuple) else grads
+        np.testing.assert_allclose(np.asarray(g.kernel.value)[:, 0], 2 * X.T @ r / 3, rtol=1e-4, atol=1e-6)
+        np.testing.assert_allclose(float(np.asarray(g.bias.value)[0]), 2 * r.mean(), rtol=1e-4, atol=1e-6)
+        """,
+        wrong_fix="""
+        model = nnx.Linear(2, 1, rngs=nnx.Rngs(0))
+        x = jnp.asarray([[1.0, 2.0], [0.5, -1.0], [0.0, 1.0]])
+        y = jnp.asarray([1.0, 0.0, -1.0])
+        grads = nnx.grad(lambda m, a, b: jnp.sum(m(a)))(model, x, y)
+        """,
+    ),
 ]

@@ -8,10 +8,11 @@ import libcst as cst
 import libcst.matchers as m
 
 from jaxerrs.rewrite import Edit
+from jaxerrs.rewrite.analysis import function_elsewhere
 from jaxerrs.rewrite.context import Context
 from jaxerrs.rewrite.cst_tools import keyword_arg, positional_args
 from jaxerrs.rewrite.rules.autodiff.common import (
-    _GRADS,
+    _AUX_GRADS,
     _JACS,
     _add_arg,
     _bare,
@@ -44,14 +45,18 @@ def _pick_aux(ctx: Context, fn: cst.CSTNode, second: cst.BaseExpression) -> str 
 
 @_rule("grad-has-aux")
 def grad_has_aux(ctx: Context) -> Edit | None:
-    """A function returning ``(loss, aux)``: pass ``has_aux=True`` and unpack the extra output at the call site."""
-    use = _grad_use(ctx)
+    """A function returning ``(loss, aux)``: pass ``has_aux=True`` and unpack the extra output at the call site.
+
+    The function may be defined in an earlier cell: only its returns are read there, the edit is in this one."""
+    use = _grad_use(ctx, _AUX_GRADS)
     if use is None or _kw(use.make, "has_aux") is not None:
         return None
     fn_arg = positional_args(use.make)
     if not fn_arg:
         return None
     fn, name = _target_fn(ctx, fn_arg[0].value)
+    if fn is None and (elsewhere := function_elsewhere(ctx, fn_arg[0].value)) is not None:
+        fn, name = elsewhere[1].node, elsewhere[1].ref or name
     holders = _returns(fn) if fn is not None else None
     if fn is None or holders is None:
         return None
@@ -112,7 +117,7 @@ def grad_aux_pair(ctx: Context) -> Edit | None:
     same value, and the aux slot of the unpacking was ``_`` (nothing read it). With a named aux slot the
     name is no longer bound, and grouping outputs changes what other callers receive: ``review``.
     """
-    use = _grad_use(ctx, {**_GRADS, **_JACS})
+    use = _grad_use(ctx, {**_AUX_GRADS, **_JACS})
     if use is None:
         return None
     kw = _kw(use.make, "has_aux")

@@ -21,10 +21,15 @@ from jaxerrs.rewrite.rules import rule
 
 _GRADS = {"jax.grad": "grad", "jax.value_and_grad": "value_and_grad"}
 _JACS = {"jax.jacrev": "jacrev", "jax.jacfwd": "jacfwd", "jax.hessian": "hessian"}
+# The libraries' gradient transforms whose ``has_aux`` means what JAX's does: ``(grads, aux)`` and
+# ``((value, aux), grads)`` (Equinox's filter_* differentiate the floating arrays of the first argument).
+_AUX_GRADS = {**_GRADS, "equinox.filter_grad": "grad", "equinox.filter_value_and_grad": "value_and_grad",
+              "flax.nnx.grad": "grad", "flax.nnx.value_and_grad": "value_and_grad"}
 _WRAPPERS = {"jax.jit", "jax.vmap", "jax.pmap", "jax.checkpoint", "jax.remat"}  # keep argument positions
 _PUBLIC = ("jax.grad", "jax.value_and_grad", "jax.jacrev", "jax.jacfwd", "jax.hessian", "jax.jit", "jax.vmap",
            "jax.pmap", "jax.checkpoint", "jax.remat", "jax.custom_vjp", "jax.custom_jvp", "jax.lax.while_loop",
-           "jax.lax.fori_loop", "jax.lax.scan", "jax.numpy.array", "jax.numpy.asarray", "jax.numpy.arange", "functools.partial")
+           "jax.lax.fori_loop", "jax.lax.scan", "jax.numpy.array", "jax.numpy.asarray", "jax.numpy.arange", "functools.partial",
+           *(k for k in _AUX_GRADS if not k.startswith("jax.")))
 
 _ELEMENTWISE = {
     f"jax.numpy.{n}" for n in (
