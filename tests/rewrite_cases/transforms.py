@@ -1427,6 +1427,91 @@ CASES = [
         _, grown = lax.while_loop(lambda s: s[0] < 3, body, (0, 1.0))
         """,
     ),
+    case(
+        "fori-leapfrog-returns-position-only", "scan-carry-tree-mismatch", setup=SETUP,
+        # the body unpacks the new (position, velocity) from the state and returns only the position
+        cell="""
+        def leapfrog(x, v, dt=0.1):
+            v_half = v - 0.5 * dt * x
+            x_new = x + dt * v_half
+            return x_new, v_half - 0.5 * dt * x_new
+
+        def body(i, state):
+            x, v = state
+            x, v = leapfrog(x, v)
+            return x
+
+        x_T, v_T = lax.fori_loop(0, 20, body, (jnp.float32(1.0), jnp.float32(0.0)))
+        """,
+        check="""
+        x, v = 1.0, 0.0
+        for _ in range(20):
+            vh = v - 0.05 * x
+            x = x + 0.1 * vh
+            v = vh - 0.05 * x
+        np.testing.assert_allclose([float(x_T), float(v_T)], [x, v], rtol=1e-5)
+        """,
+        wrong_fix="""
+        def leapfrog(x, v, dt=0.1):
+            v_half = v - 0.5 * dt * x
+            x_new = x + dt * v_half
+            return x_new, v_half - 0.5 * dt * x_new
+
+        def body(i, state):
+            x, v = state
+            x, v = leapfrog(x, v)
+            return x, state[1]
+
+        x_T, v_T = lax.fori_loop(0, 20, body, (jnp.float32(1.0), jnp.float32(0.0)))
+        """,
+    ),
+    case(
+        "scan-one-entry-list-state-returns-leaf", "scan-carry-tree-mismatch", setup=SETUP,
+        cell="""
+        def ema_step(state, x):
+            avg = state[0]
+            return 0.9 * avg + 0.1 * x, avg
+
+        _, history = lax.scan(ema_step, [jnp.float32(0.0)], jnp.arange(1.0, 6.0))
+        """,
+        check="""
+        avg, ref = 0.0, []
+        for x in range(1, 6):
+            ref.append(avg)
+            avg = 0.9 * avg + 0.1 * x
+        np.testing.assert_allclose(np.asarray(history), ref, rtol=1e-5)
+        """,
+        wrong_fix="""
+        def ema_step(state, x):
+            avg = state[0]
+            return [0.1 * x], avg
+
+        _, history = lax.scan(ema_step, [jnp.float32(0.0)], jnp.arange(1.0, 6.0))
+        """,
+    ),
+    case(
+        "scan-pair-state-returns-unrelated-name", "scan-carry-tree-mismatch", setup=SETUP, offer="none",
+        # the returned name was unpacked from the input, not from the state: which state was meant is unknown
+        cell="""
+        def step(state, xy):
+            x, y = xy
+            total, count = state
+            return x, total + y
+
+        _, out = lax.scan(step, (jnp.float32(0.0), jnp.int32(0)), (jnp.ones(3), jnp.ones(3)))
+        """,
+        check="""
+        np.testing.assert_allclose(np.asarray(out), [1.0, 1.0, 1.0])
+        """,
+        wrong_fix="""
+        def step(state, xy):
+            x, y = xy
+            total, count = state
+            return (x, y), total + y
+
+        _, out = lax.scan(step, (jnp.float32(0.0), jnp.int32(0)), (jnp.ones(3), jnp.ones(3)))
+        """,
+    ),
     # ------------------------------------------------------------------ negatives
     case(
         "neg-scan-body-typo", "negative", setup=SETUP, negative=True,

@@ -17,6 +17,7 @@ from jaxerrs.rewrite.rules.transforms.common import (
     _KNOWN,
     _LOOPS,
     _arg,
+    _Branch,
     _branch,
     _calls_at_line,
     _code,
@@ -170,7 +171,7 @@ def _scalar_fill(ctx: Context, leaf: cst.BaseExpression) -> float | None:
 # ---------------------------------------------------------------------------------------------- carry containers
 
 _CONTAINER = re.compile(r"The input carry (?:component )?(?P<path>[A-Za-z_]\w*(?:\[[^\]]+\])*) is a <class '(?P<a>\w+)'> "
-                        r"but the corresponding component of the carry output is a <class '(?P<b>\w+)'>")
+                        r"but the corresponding component of the carry output is a <class '(?:[\w.]+\.)?(?P<b>\w+)'>")
 
 
 @rule("carry-container")
@@ -183,23 +184,15 @@ def carry_container(ctx: Context) -> Edit | None:
     caller would get a tuple where it got a list); ``review`` otherwise.
     """
     mm = _CONTAINER.search(ctx.message)
+    if mm and mm.group("a") in ("list", "tuple") and mm.group("b") in _LEAVES:
+        return _whole_state(ctx, mm)
     if not mm or {mm.group("a"), mm.group("b")} != {"list", "tuple"}:
         return None
-    found = _loop_call(ctx)
     pm = re.fullmatch(r"([A-Za-z_]\w*)(.*)", mm.group("path"))
-    path = _path(pm.group(2)) if pm else None
-    if found is None or path is None:
+    found = _loop_body(ctx, _path(pm.group(2)) if pm else None)
+    if found is None:
         return None
-    call, name = found
-    body_arg = _arg(call, {"jax.lax.scan": 0, "jax.lax.fori_loop": 2, "jax.lax.while_loop": 1}[name],
-                    {"jax.lax.scan": "f", "jax.lax.fori_loop": "body_fun", "jax.lax.while_loop": "body_fun"}[name])
-    if name == "jax.lax.fori_loop":
-        if not path or path[0] not in (1, 2):
-            return None
-        path = path[1:]
-    body = _branch(ctx, body_arg.value) if body_arg is not None else None
-    if body is None:
-        return None
+    _call, name, body, path = found
     targets = []
     for out in body.outs:
         carry = out
@@ -229,6 +222,125 @@ def carry_container(ctx: Context) -> Edit | None:
     return Edit((body.home or ctx).replace_many(pairs), "review" if shared else "safe",
                 f"The body now returns its state as a {mm.group('a')}{where}, the container the initial state was "
                 f"built with (it returned a {mm.group('b')}).", where=body.home)
+
+
+# The message's class for an array leaf where the initial state has a container (a traced value's aval).
+_LEAVES = {"ShapedArray", "ArrayImpl", "DynamicJaxprTracer", "float", "int"}
+
+
+def _loop_body(ctx: Context, path: list | None) -> tuple[cst.Call, str, _Branch, list] | None:
+    """(loop call, its name, its body, the message's path inside the body's state) for the failing loop."""
+    found = _loop_call(ctx)
+    if found is None or path is None:
+        return None
+    call, name = found
+    body_arg = _arg(call, {"jax.lax.scan": 0, "jax.lax.fori_loop": 2, "jax.lax.while_loop": 1}[name],
+                    {"jax.lax.scan": "f", "jax.lax.fori_loop": "body_fun", "jax.lax.while_loop": "body_fun"}[name])
+    if name == "jax.lax.fori_loop":
+        if not path or path[0] not in (1, 2):
+            return None
+        path = path[1:]
+    body = _branch(ctx, body_arg.value) if body_arg is not None else None
+    return (call, name, body, path) if body is not None else None
+
+
+def _whole_state(ctx: Context, mm: re.Match) -> Edit | None:
+    """The body returns one array where the initial state is a list or tuple: it returns the whole state.
+
+    One entry (``[v0]``, the body reading ``carry[0]``): the returned value is wrapped in that container.
+    Several (``(c0, h0)``): the body must have unpacked the new state into names, one of which it returned
+    (``c, h = cell(carry, x)`` … ``return h, h``): it returns those names, in the initial state's container.
+    ``review`` either way: the loop now carries every entry, and the order of the unpacked names is taken
+    to be the state's.
+    """
+    pm = re.fullmatch(r"([A-Za-z_]\w*)(.*)", mm.group("path"))
+    found = _loop_body(ctx, _path(pm.group(2)) if pm else None)
+    if found is None:
+        return None
+    call, name, body, path = found
+    keyword, pos = _LOOPS[name]
+    init_arg = _arg(call, pos, keyword)
+    home = body.home or ctx
+    init = _navigate(ctx, init_arg.value, path) if init_arg is not None else None
+    want = cst.List if mm.group("a") == "list" else cst.Tuple
+    if not isinstance(init, want) or not init.elements or any(
+            isinstance(e, cst.StarredElement) for e in init.elements):
+        return None
+    n = len(init.elements)
+    pairs: list[tuple[cst.CSTNode, cst.CSTNode]] = []
+    for out in body.outs:
+        carry = out
+        if name == "jax.lax.scan":
+            if not isinstance(out, cst.Tuple) or len(out.elements) != 2:
+                return None
+            carry = out.elements[0].value
+        leaf = _navigate_literal(carry, path)
+        if leaf is None or isinstance(leaf, (cst.Tuple, cst.List, cst.Dict)):
+            return None
+        if n == 1:
+            items: list[cst.BaseExpression] = [leaf]
+        else:
+            params = body.params or []
+            state = params[1] if name == "jax.lax.fori_loop" and len(params) > 1 else params[0] if params else None
+            names = _unpacked_with(body.node, leaf, n, state)
+            if names is None:
+                return None
+            items = [cst.Name(x) for x in names]
+        els = [cst.Element(v, comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")) if i < len(items) - 1
+                           else (cst.Comma() if want is cst.Tuple and len(items) == 1 else cst.MaybeSentinel.DEFAULT))
+               for i, v in enumerate(items)]
+        new = cst.List(elements=els) if want is cst.List else cst.Tuple(elements=els, lpar=[cst.LeftParen()],
+                                                                          rpar=[cst.RightParen()])
+        pairs.append((leaf, new))
+    where = f" (in {body.home.label}, where the body is defined)" if body.home is not None else ""
+    shown = _code(pairs[0][1])
+    check = ("check that the unpacked names are the state's entries in its order" if n > 1
+             else "the single entry is updated each step")
+    return Edit(home.replace_many(pairs), "review",
+                f"The body returned `{home.code(pairs[0][0])}` as the loop state, which starts as a {mm.group('a')} "
+                f"of {n}; it now returns `{shown}`{where}: {check}.", where=body.home)
+
+
+def _unpacked_with(fn: cst.CSTNode, leaf: cst.BaseExpression, n: int, state: str | None) -> list[str] | None:
+    """The names of the last ``a, b, … = …`` (``n`` plain names) in ``fn``'s own body that binds ``leaf`` from
+    the state: its value reads the state parameter or a name computed from it (``c, h = cell(carry, x)``)."""
+    if state is None or not isinstance(leaf, cst.Name) or not isinstance(getattr(fn, "body", None), cst.IndentedBlock):
+        return None
+    from_state = {state}
+    found = None
+    for stmt in fn.body.body:  # type: ignore[attr-defined]
+        if not isinstance(stmt, cst.SimpleStatementLine):
+            continue
+        for small in stmt.body:
+            if not (isinstance(small, cst.Assign) and len(small.targets) == 1):
+                continue
+            reads = {x.value for x in _names_in(small.value)} & from_state
+            target = small.targets[0].target
+            bound = [x.value for x in _names_in(target)]
+            if reads:
+                from_state.update(bound)
+            if isinstance(target, (cst.Tuple, cst.List)):
+                els = target.elements
+                names = [e.value.value for e in els if isinstance(e, cst.Element) and isinstance(e.value, cst.Name)]
+                if len(names) == len(els) == n and leaf.value in names:
+                    found = names if reads else None
+    return found
+
+
+def _names_in(node: cst.CSTNode) -> list[cst.Name]:
+    """The names ``node`` reads or binds (an attribute's base only)."""
+    out: list[cst.Name] = []
+
+    class _V(cst.CSTVisitor):
+        def visit_Name(self, n: cst.Name) -> None:
+            out.append(n)
+
+        def visit_Attribute(self, n: cst.Attribute) -> bool:
+            n.value.visit(self)  # `carry.h` reads `carry`, not `h`
+            return False
+
+    node.visit(_V())
+    return out
 
 
 # ---------------------------------------------------------------------------------------------- fori_loop bounds
