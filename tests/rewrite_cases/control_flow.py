@@ -1469,4 +1469,88 @@ CASES = [
         root = bisect_root(1.0, 2.0)
         """,
     ),
+    # ------------------------------------------------------------------ assert on a traced value
+    case(
+        "assert-positive-weights-under-vmap", "tracer-bool-conversion", setup=SETUP,
+        cell="""
+        def weighted_mean(x, w):
+            assert jnp.all(w >= 0), "weights must be non-negative"
+            return jnp.sum(w * x) / jnp.sum(w)
+
+        xs = jnp.arange(12.0).reshape(4, 3)
+        ws = jnp.ones((4, 3)).at[:, 0].set(2.0)
+        means = jax.vmap(weighted_mean)(xs, ws)
+        """,
+        check="""
+        X, W = np.arange(12.0).reshape(4, 3), np.ones((4, 3)); W[:, 0] = 2.0
+        np.testing.assert_allclose(np.asarray(means), (W * X).sum(1) / W.sum(1), rtol=1e-6)
+        try:  # the check is still made on the values
+            jax.block_until_ready(jax.vmap(weighted_mean)(xs, -ws))
+        except Exception as e:  # noqa: BLE001
+            assert "weights must be non-negative" in str(e), e
+        else:
+            raise AssertionError("negative weights passed")
+        """,
+        wrong_fix="""
+        def weighted_mean(x, w):
+            return jnp.sum(w * x) / jnp.sum(w)
+
+        xs = jnp.arange(12.0).reshape(4, 3)
+        ws = jnp.ones((4, 3)).at[:, 0].set(2.0)
+        means = jax.vmap(weighted_mean)(xs, ws)
+        """,
+    ),
+    case(
+        "assert-two-checks-in-jitted-step", "tracer-bool-conversion", setup=SETUP,
+        cell="""
+        @jax.jit
+        def normalize(v):
+            norm = jnp.linalg.norm(v)
+            assert norm > 0
+            out = v / norm
+            assert jnp.isfinite(out).all(), "non-finite output"
+            return out
+
+        unit = normalize(jnp.array([3.0, 4.0]))
+        """,
+        check="""
+        np.testing.assert_allclose(np.asarray(unit), [0.6, 0.8], rtol=1e-6)
+        try:
+            jax.block_until_ready(normalize(jnp.zeros(2)))
+        except Exception as e:  # noqa: BLE001
+            assert "AssertionError" in f"{type(e).__name__}: {e}", e
+        else:
+            raise AssertionError("a zero vector passed")
+        """,
+        wrong_fix="""
+        @jax.jit
+        def normalize(v):
+            norm = jnp.linalg.norm(v)
+            out = v / norm
+            return out
+
+        unit = normalize(jnp.array([3.0, 4.0]))
+        """,
+    ),
+    case(
+        "assert-message-formats-traced-value", "tracer-bool-conversion", setup=SETUP, offer="none",
+        # the message would be formatted from a tracer inside the callback: nothing is offered
+        cell="""
+        @jax.jit
+        def safe_log(x):
+            assert jnp.all(x > 0), f"got {x.min()}"
+            return jnp.log(x)
+
+        y = safe_log(jnp.array([1.0, 2.0]))
+        """,
+        check="""
+        np.testing.assert_allclose(np.asarray(y), np.log([1.0, 2.0]), rtol=1e-6)
+        """,
+        wrong_fix="""
+        @jax.jit
+        def safe_log(x):
+            return jnp.log(x) * 0
+        y = safe_log(jnp.array([1.0, 2.0]))
+        """,
+    ),
 ]

@@ -1,4 +1,4 @@
-"""Traced values in ternaries, ``and``/``or``/``not`` and builtin ``min``/``max``."""
+"""Traced values in ternaries, ``and``/``or``/``not``, builtin ``min``/``max`` and ``assert``."""
 
 from __future__ import annotations
 
@@ -63,6 +63,45 @@ def _ternary(n: cst.IfExp, jnp: str, elementwise: bool) -> cst.BaseExpression | 
     if cond is None or body is None or orelse is None or _const_value(body) or _const_value(orelse):
         return None
     return _call(f"{jnp}.where", cond, body, orelse)
+
+
+@rule("traced-assert")
+def traced_assert(ctx: Context) -> Edit | None:
+    """``assert cond, msg`` on a traced value -> ``jax.debug.callback(lambda ok: np.testing.assert_(ok, msg), cond)``,
+    for every such ``assert`` of the function the failing one is in.
+
+    The check is kept, not dropped: the callback receives the computed condition and raises the same
+    ``AssertionError`` with the same message when it is false (``np.testing.assert_`` is ``if not ok: raise``),
+    once per value under ``vmap``, under ``grad`` and ``jit`` too. What differs (``review``): it fires when the
+    computation runs rather than while it is traced, under ``jit`` wrapped in a JaxRuntimeError, and it also
+    runs under ``python -O``. A message computed from traced values is not offered (it would be formatted in
+    the callback, from a tracer).
+    """
+    head = _header(ctx)
+    if head is None or head[0] != "stmt":
+        return None
+    failing = [s for s in head[1].body if isinstance(s, cst.Assert)]  # type: ignore[attr-defined]
+    if len(failing) != 1 or _traced(ctx, failing[0].test) is False:
+        return None
+    fn = ctx.enclosing(failing[0], cst.FunctionDef)
+    scope = [n for n in ctx.nodes(cst.Assert) if fn is not None and fn in ctx.ancestors(n)] if fn else failing
+    targets = [n for n in scope if n is failing[0] or _traced(ctx, n.test) is not False]  # type: ignore[attr-defined]
+    if any(n.msg is not None and _traced(ctx, n.msg) is not False for n in targets):  # type: ignore[attr-defined]
+        return None
+    jax_name, jax_imp = ctx.need("jax", "jax")
+    np_name, np_imp = ctx.need("numpy", "np")
+    mapping: dict[cst.CSTNode, Any] = {}
+    for n in targets:
+        test = n.test.with_changes(lpar=[], rpar=[]) if isinstance(n.test, cst.BaseExpression) else n.test  # type: ignore[attr-defined]
+        check = (f"{np_name}.testing.assert_" if n.msg is None  # type: ignore[attr-defined]
+                 else f"lambda ok: {np_name}.testing.assert_(ok, {ctx.code(n.msg)})")  # type: ignore[attr-defined]
+        call = _expr(f"{jax_name}.debug.callback({check}, {ctx.code(test)})")
+        mapping[n] = cst.Expr(call)
+    more = f" ({len(targets)} asserts of this function)" if len(targets) > 1 else ""
+    return Edit(_edit(ctx, mapping, [jax_imp, np_imp]), "review",
+                f"the `assert` on a traced value{more} now runs through `jax.debug.callback`: it checks the computed "
+                "value (each one under vmap) and raises the same AssertionError, when the computation runs (under "
+                "jit inside a JaxRuntimeError), and also under `python -O`.")
 
 
 @rule("traced-bool-ops")
