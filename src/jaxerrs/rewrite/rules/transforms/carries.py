@@ -193,18 +193,12 @@ def carry_container(ctx: Context) -> Edit | None:
     if found is None:
         return None
     _call, name, body, path = found
-    targets = []
-    for out in body.outs:
-        carry = out
-        if name == "jax.lax.scan":
-            if not isinstance(out, cst.Tuple) or len(out.elements) != 2:
-                return None
-            carry = out.elements[0].value
-        node = _navigate_literal(carry, path)
-        want = cst.List if mm.group("b") == "list" else cst.Tuple
-        if not isinstance(node, want) or any(isinstance(e, cst.StarredElement) for e in node.elements):
-            return None
-        targets.append(node)
+    states = _returned_states(body, name, path)
+    want = cst.List if mm.group("b") == "list" else cst.Tuple
+    if states is None or not all(isinstance(node, want) and not any(
+            isinstance(e, cst.StarredElement) for e in node.elements) for node in states):
+        return None
+    targets = states
     pairs: list[tuple[cst.CSTNode, cst.CSTNode]] = []
     for node in targets:
         elements = list(node.elements)
@@ -244,6 +238,20 @@ def _loop_body(ctx: Context, path: list | None) -> tuple[cst.Call, str, _Branch,
     return (call, name, body, path) if body is not None else None
 
 
+def _returned_states(body: _Branch, name: str, path: list) -> list | None:
+    """Per ``return`` of the body, the part of the state it returns that the message's path names (a scan
+    body's state is the first of the pair it returns); None when a scan body does not return a pair."""
+    out = []
+    for ret in body.outs:
+        state = ret
+        if name == "jax.lax.scan":
+            if not isinstance(ret, cst.Tuple) or len(ret.elements) != 2:
+                return None
+            state = ret.elements[0].value
+        out.append(_navigate_literal(state, path))
+    return out
+
+
 def _whole_state(ctx: Context, mm: re.Match) -> Edit | None:
     """The body returns one array where the initial state is a list or tuple: it returns the whole state.
 
@@ -268,13 +276,10 @@ def _whole_state(ctx: Context, mm: re.Match) -> Edit | None:
         return None
     n = len(init.elements)
     pairs: list[tuple[cst.CSTNode, cst.CSTNode]] = []
-    for out in body.outs:
-        carry = out
-        if name == "jax.lax.scan":
-            if not isinstance(out, cst.Tuple) or len(out.elements) != 2:
-                return None
-            carry = out.elements[0].value
-        leaf = _navigate_literal(carry, path)
+    states = _returned_states(body, name, path)
+    if states is None:
+        return None
+    for leaf in states:
         if leaf is None or isinstance(leaf, (cst.Tuple, cst.List, cst.Dict)):
             return None
         if n == 1:
