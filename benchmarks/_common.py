@@ -6,6 +6,8 @@ import os
 import statistics
 import subprocess
 import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -43,6 +45,18 @@ def run_python(code: str, **extra_env: str) -> str:
     if proc.returncode != 0:
         raise RuntimeError(f"subprocess failed:\n{proc.stderr[-3000:]}")
     return proc.stdout
+
+
+def best_of(fn: Callable[[], object], repeat: int, reset: Callable[[], object] | None = None) -> float:
+    """The fastest of ``repeat`` timings of ``fn()`` in seconds; ``reset()`` runs before each, untimed."""
+    times = []
+    for _ in range(repeat):
+        if reset is not None:
+            reset()
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return min(times)
 
 
 def ms(seconds: float) -> str:

@@ -25,6 +25,7 @@ os.environ["XLA_FLAGS"] = " ".join(
 os.environ["JAX_TRACEBACK_FILTERING"] = "tracebackhide"
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
+from _common import best_of as _best_of  # noqa: E402
 from _common import median, ms, pct  # noqa: E402
 
 
@@ -38,13 +39,7 @@ def forget_messages() -> None:
 
 
 def best_of(fn, repeat: int) -> float:  # noqa: ANN001
-    times = []
-    for _ in range(repeat):
-        forget_messages()
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
+    return _best_of(fn, repeat, reset=forget_messages)
 
 
 def main() -> None:

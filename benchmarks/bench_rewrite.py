@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import time
 import warnings
 
 os.environ["XLA_FLAGS"] = " ".join(
@@ -21,7 +20,7 @@ os.environ["XLA_FLAGS"] = " ".join(
     + ["--xla_force_host_platform_device_count=4"])
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
-from _common import median, ms, pct, run_python  # noqa: E402
+from _common import best_of, median, ms, pct, run_python  # noqa: E402
 
 IMPORT_TIME = """
 {pre}
@@ -67,18 +66,10 @@ def main() -> None:
             if d.rewrite is not None:  # also the warm-up of this cell's rule
                 errors.append((r.error_in_exec, d))
 
-    def best(fn) -> float:  # noqa: ANN001
-        times = []
-        for _ in range(args.repeat):
-            t0 = time.perf_counter()
-            fn()
-            times.append(time.perf_counter() - t0)
-        return min(times)
-
     rw_t, ratios = [], []
     for exc, d in errors:
-        t_rw = best(lambda d=d: rewrite_for(d))
-        t_ipy = best(lambda exc=exc: itb.stb2text(itb.structured_traceback(type(exc), exc, exc.__traceback__)))
+        t_rw = best_of(lambda d=d: rewrite_for(d), args.repeat)
+        t_ipy = best_of(lambda exc=exc: itb.stb2text(itb.structured_traceback(type(exc), exc, exc.__traceback__)), args.repeat)
         rw_t.append(t_rw)
         ratios.append(t_rw / t_ipy)
     print(f"(1) rewrite per cell, {len(rw_t)} proof-set cells with a rewrite (best of {args.repeat}):")

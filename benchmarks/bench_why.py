@@ -20,7 +20,7 @@ import warnings
 os.environ.setdefault("JAX_TRACEBACK_FILTERING", "tracebackhide")
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
-from _common import median, ms, pct  # noqa: E402
+from _common import best_of, median, ms, pct  # noqa: E402
 
 
 def main() -> None:
@@ -51,18 +51,10 @@ def main() -> None:
     why._public_index(why._public_modules())
     index_once = time.perf_counter() - t0
 
-    def best(fn) -> float:  # noqa: ANN001
-        times = []
-        for _ in range(args.repeat):
-            t = time.perf_counter()
-            fn()
-            times.append(time.perf_counter() - t)
-        return min(times)
-
     explain_t, ipy_t, ratio = [], [], []
     for _id, e, d in errors:
-        t_ipy = best(lambda e=e: itb.stb2text(itb.structured_traceback(type(e), e, e.__traceback__)))
-        t_why = best(lambda d=d: why.explain(d))
+        t_ipy = best_of(lambda e=e: itb.stb2text(itb.structured_traceback(type(e), e, e.__traceback__)), args.repeat)
+        t_why = best_of(lambda d=d: why.explain(d), args.repeat)
         explain_t.append(t_why)
         ipy_t.append(t_ipy)
         ratio.append(t_why / t_ipy)

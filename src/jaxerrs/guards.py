@@ -159,8 +159,8 @@ def literal_values(node: ast.AST | None, bindings: dict[str, ast.AST]) -> tuple[
     """Reprs of the values in a literal collection (tuple, list, set, frozenset/set/tuple call, dict keys,
     ``.keys()``), following a name bound to one in ``bindings``; () when it is not literal."""
     for _ in range(3):
-        if isinstance(node, (ast.Name, ast.Attribute)) and ast.unparse(node) in bindings:
-            node = bindings[ast.unparse(node)]
+        if isinstance(node, (ast.Name, ast.Attribute)) and (bound := bindings.get(ast.unparse(node))) is not None:
+            node = bound
         elif isinstance(node, ast.Call) and not node.keywords and len(node.args) == 1 and (
                 isinstance(node.func, ast.Name) and node.func.id in ("set", "frozenset", "tuple", "list")):
             node = node.args[0]
@@ -319,10 +319,10 @@ def _from_handler(try_node: ast.AST, handler: ast.ExceptHandler, bindings: dict[
                      literal_values(sub.value, bindings), key, table if isinstance(sub.value, (ast.Name, ast.Attribute)) else "")
     stmt = body[-1] if len(body) == 1 else body[0]
     head = stmt
-    if isinstance(stmt, (ast.For, ast.While, ast.With, ast.If)):  # its header line, not its whole body
+    compound = isinstance(stmt, (ast.For, ast.While, ast.With, ast.If))
+    if compound:  # its header line, not its whole body
         head = getattr(stmt, "iter", None) or getattr(stmt, "test", None) or stmt
-    code = text(stmt) if not isinstance(stmt, (ast.For, ast.While, ast.With, ast.If)) else \
-        ast.unparse(stmt).splitlines()[0]
+    code = ast.unparse(stmt).splitlines()[0] if compound else text(stmt)
     return Guard(_cap(f"{code}  # raised {caught}"), f"{_c(head) if head is not stmt else '`' + code + '`'} raised "
                  f"{caught}{loop}", read_names(head))
 

@@ -92,7 +92,7 @@ def traced_assert(ctx: Context) -> Edit | None:
     np_name, np_imp = ctx.need("numpy", "np")
     mapping: dict[cst.CSTNode, Any] = {}
     for n in targets:
-        test = n.test.with_changes(lpar=[], rpar=[]) if isinstance(n.test, cst.BaseExpression) else n.test  # type: ignore[attr-defined]
+        test = n.test.with_changes(lpar=[], rpar=[])  # type: ignore[attr-defined]
         check = (f"{np_name}.testing.assert_" if n.msg is None  # type: ignore[attr-defined]
                  else f"lambda ok: {np_name}.testing.assert_(ok, {ctx.code(n.msg)})")  # type: ignore[attr-defined]
         call = _expr(f"{jax_name}.debug.callback({check}, {ctx.code(test)})")

@@ -7,7 +7,7 @@ import re
 import libcst as cst
 
 from jaxerrs.rewrite import Edit
-from jaxerrs.rewrite.analysis import references
+from jaxerrs.rewrite.analysis import read_names, references
 from jaxerrs.rewrite.context import Context
 from jaxerrs.rewrite.cst_tools import positional_args
 from jaxerrs.rewrite.names import full_name
@@ -319,9 +319,9 @@ def _unpacked_with(fn: cst.CSTNode, leaf: cst.BaseExpression, n: int, state: str
         for small in stmt.body:
             if not (isinstance(small, cst.Assign) and len(small.targets) == 1):
                 continue
-            reads = {x.value for x in _names_in(small.value)} & from_state
+            reads = read_names(small.value) & from_state
             target = small.targets[0].target
-            bound = [x.value for x in _names_in(target)]
+            bound = read_names(target)
             if reads:
                 from_state.update(bound)
             if isinstance(target, (cst.Tuple, cst.List)):
@@ -330,22 +330,6 @@ def _unpacked_with(fn: cst.CSTNode, leaf: cst.BaseExpression, n: int, state: str
                 if len(names) == len(els) == n and leaf.value in names:
                     found = names if reads else None
     return found
-
-
-def _names_in(node: cst.CSTNode) -> list[cst.Name]:
-    """The names ``node`` reads or binds (an attribute's base only)."""
-    out: list[cst.Name] = []
-
-    class _V(cst.CSTVisitor):
-        def visit_Name(self, n: cst.Name) -> None:
-            out.append(n)
-
-        def visit_Attribute(self, n: cst.Attribute) -> bool:
-            n.value.visit(self)  # `carry.h` reads `carry`, not `h`
-            return False
-
-    node.visit(_V())
-    return out
 
 
 # ---------------------------------------------------------------------------------------------- fori_loop bounds
