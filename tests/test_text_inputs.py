@@ -56,3 +56,72 @@ def test_real_gpu_out_of_memory_tracebacks(name):
     d = jaxerrs.diagnose_text((GPU / f"{name}.txt").read_text())
     assert d.is_jax and d.record is not None and d.record.id == "gpu-out-of-memory", d.to_dict()
     assert "GiB" in d.values.get("size", "")
+
+
+# ------------------------------------------------------------------------------------ what people paste (#20)
+
+GRAD = "Gradient only defined for scalar-output functions. Output had shape: (3,)."
+
+
+@pytest.mark.parametrize("text", [
+    f"FilteredStackTrace: TypeError: {GRAD}",
+    f"jax._src.traceback_util.UnfilteredStackTrace: TypeError: {GRAD}",
+    f"When I run it I get `TypeError: {GRAD}` every time.",
+    f"> loss fails with TypeError: {GRAD}",
+])
+def test_wrappers_and_prose_around_the_class_are_read_through(text):
+    d = jaxerrs.diagnose_text(text)
+    assert d.error_class == "TypeError" and d.evidence.message == GRAD
+    assert d.record is not None and d.record.id == "grad-non-scalar-output"
+
+
+def test_a_lowercased_builtin_class_is_repaired_and_a_file_name_is_no_class():
+    from jaxerrs.evidence import from_text
+
+    assert from_text(f"optax valueError: {GRAD}").exc_class == "ValueError"
+    assert from_text("klujax.py:249, in analyze\n").exc_class == ""
+
+
+def test_stdlib_and_library_sources_are_never_the_users_frame():
+    text = ('Traceback (most recent call last):\n'
+            '  File "/home/me/train.py", line 7, in <module>\n    step(x)\n'
+            '  File "/usr/lib/python3.11/contextlib.py", line 81, in inner\n    return func(*args, **kwds)\n'
+            '  File "flax/nnx/variablelib.py", line 1419, in get_value\n    value = value[index]\n'
+            '  File "C:\\Python311\\Lib\\dataclasses.py", line 5, in f\n    g()\n'
+            'KeyError: Ellipsis\n')
+    d = jaxerrs.diagnose_text(text)
+    assert d.evidence.user_frame is not None and d.evidence.user_frame.filename == "/home/me/train.py"
+    assert [f.kind for f in d.evidence.frames][1::2] == ["lib", "lib"]
+    assert d.to_dict()["ecosystem"] == "flax"
+    # Python raised inside Flax's code, not a check of Flax's: where it was raised, but only as a best guess.
+    assert d.confidence < 0.5
+
+
+def test_older_ipython_frames_keep_their_name_and_read_the_arrow_line():
+    text = ("ValueError                                Traceback (most recent call last)\n"
+            "<ipython-input-27-144a56eb5cb3> in <module>()\n----> 1 f(jnp.arange(12))\n\n"
+            "ValueError: something\n")
+    frame = jaxerrs.diagnose_text(text).to_dict()["user_frame"]
+    assert frame["file"] == "<ipython-input-27-144a56eb5cb3>" and frame["line"] == 1
+
+
+@pytest.mark.parametrize("text, record", [
+    ("RuntimeError: Array has been deleted.", "array-deleted"),  # a shorter wording of the record's message
+    ("PRNGKey accepts a scalar seed, but was given a PRNGKeyArray.", "prng-seed-not-scalar"),  # a word drifted
+    ("See https://jax.readthedocs.io/en/latest/errors.html#jax.errors.TracerIntegerConversionError",
+     "tracer-integer-conversion"),  # only the docs link
+])
+def test_a_record_found_by_its_words_alone_is_a_best_guess(text, record):
+    d = jaxerrs.diagnose_text(text)
+    assert d.is_jax and d.record is not None and d.record.id == record
+    assert d.confidence < 0.5 and d.how == "search"
+
+
+def test_words_alone_do_not_make_a_python_error_jax():
+    for text in ("KeyError: 'foo'", "ValueError: bad thing happened", "IndexError: list index out of range"):
+        assert not jaxerrs.diagnose_text(text).is_jax, text
+
+
+def test_a_paste_that_lost_markdown_backticks_still_matches():
+    d = jaxerrs.diagnose_text("ValueError: unroll must be a bool or a non-negative int.")
+    assert d.is_jax and d.site is not None and d.site.function in ("scan", "scan_nocarry")

@@ -79,7 +79,7 @@ class Catalog:
         out = []
         for s in self.sites:
             if s.template:
-                anchor = templates.anchor(s.template)
+                anchor = templates.anchor(s.template).replace("`", "")  # a paste may lose Markdown's backticks
                 if len(anchor) >= 6:
                     out.append((anchor, s))
         return out
@@ -96,7 +96,7 @@ class Catalog:
 
     def text_candidates(self, message: str) -> list[Site]:
         """Sites whose template's longest literal occurs in ``message`` (cheap prefilter)."""
-        norm = templates.normalise(message)
+        norm = templates.normalise(message).replace("`", "")
         return [s for anchor, s in self._anchored if anchor in norm]
 
     def guard(self, site: Site) -> Guard | None:

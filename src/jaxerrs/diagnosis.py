@@ -169,5 +169,7 @@ def user_frame_dict(ev: Evidence) -> dict[str, Any] | None:
         return None
     from jaxerrs.views import frame_code, frame_label
 
-    return {"file": frame_label(f, with_line=False), "line": f.lineno, "function": f.function,
-            "code": frame_code(f)}
+    # Pasted text shows the file as it was printed (``<ipython-input-5-…>`` from older IPython); a live frame
+    # as this IPython prints it (``Cell In[5]``).
+    file = f.filename if ev.source == "text" else frame_label(f, with_line=False)
+    return {"file": file, "line": f.lineno, "function": f.function, "code": frame_code(f)}

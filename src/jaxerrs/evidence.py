@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import builtins
 import os
 import re
 import sys
@@ -60,7 +61,6 @@ class Evidence:
 
 # ---------------------------------------------------------------------------- frames
 
-_PKG = re.compile(r"(?:^|[\\/])((?:jax|jaxlib)[\\/].+\.py)$")
 _STDLIB = tuple(
     os.path.normcase(os.path.realpath(p)) for p in {sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["platstdlib"]}
 )
@@ -69,28 +69,40 @@ _LIB_PACKAGES = ("numpy", "scipy", "ml_dtypes", "opt_einsum")
 
 def jax_relpath(filename: str) -> str | None:
     """'jax/_src/core.py' for a file inside the jax or jaxlib package, else None."""
+    return package_relpath(filename, ("jax", "jaxlib"))
+
+
+def package_relpath(filename: str, packages: tuple[str, ...]) -> str | None:
+    """'pkg/sub/x.py' for a file inside one of ``packages``: installed, a source checkout, or a path printed
+    relative to the package's parent (``flax/nnx/variablelib.py``); else None.
+
+    Below a folder of that name (``~/packages/jax/try.py``, ``~/chex/runs/a.py``) a file is the package's only
+    when the installed package has that module or subpackage. A path that starts with the package's name is
+    taken at its word: a traceback prints a user's script by its absolute path or bare name.
+    """
     norm = filename.replace("\\", "/")
     if "site-packages/" in norm or "dist-packages/" in norm:
         tail = re.split(r"(?:site|dist)-packages/", norm)[-1]
-        return tail if tail.startswith(("jax/", "jaxlib/")) and tail.endswith(".py") else None
-    m = _PKG.search(norm)
-    if not m:
+        return tail if tail.split("/", 1)[0] in packages and tail.endswith(".py") else None
+    if not norm.endswith(".py"):
         return None
-    rel = m.group(1).replace("\\", "/")
-    # Pick the last jax/ component so that a checkout at ~/src/jax/jax/_src/x.py reads jax/_src/x.py.
-    idx = max(rel.rfind("/jax/"), rel.rfind("/jaxlib/"))
-    rel = rel[idx + 1:] if idx >= 0 else rel
-    if rel.count("/") == 1 and not _top_level_module(rel):
-        return None  # a user's own script in a folder named jax (~/packages/jax/try.py)
+    parts = norm.split("/")
+    # The last component named like the package, so that a checkout at ~/src/jax/jax/_src/x.py reads jax/_src/x.py.
+    idx = next((i for i in range(len(parts) - 2, -1, -1) if parts[i] in packages), None)
+    if idx is None:
+        return None
+    rel = "/".join(parts[idx:])
+    if idx > 0 and not _package_has(*parts[idx:idx + 2]):
+        return None  # a user's own script in a folder named jax (~/packages/jax/try.py, ~/chex/runs/a.py)
     return rel
 
 
 @lru_cache(maxsize=256)
-def _top_level_module(rel: str) -> bool:
-    """Whether ``jax/x.py`` (or ``jaxlib/x.py``) is a module of the installed package (nothing is imported)."""
+def _package_has(pkg: str, name: str) -> bool:
+    """Whether the installed package ``pkg`` has the module or subpackage ``name`` (nothing is imported);
+    True when ``pkg`` is not installed here: the path's word is all there is."""
     import importlib.util
 
-    pkg, name = rel.split("/")
     try:
         spec = importlib.util.find_spec(pkg)
     except (ImportError, ValueError):
@@ -100,16 +112,20 @@ def _top_level_module(rel: str) -> bool:
     return any(os.path.exists(os.path.join(d, name)) for d in spec.submodule_search_locations)
 
 
+# Python's own library as other machines lay it out (a pasted traceback): lib/python3.11/…, pyenv's and conda's
+# versions of it, Windows' Lib\; never a site-packages below it.
+_STDLIB_LAYOUT = re.compile(r"(?:^|/)(?:lib/python\d+(?:\.\d+)?|Lib)/(?![^/]*-packages/)(?:[\w.-]+/)*[\w.-]+\.py$")
+
+
 def frame_kind(filename: str) -> str:
     if jax_relpath(filename):
         return "jax"
     norm = filename.replace("\\", "/")
-    for pkg in _LIB_PACKAGES:
-        if f"-packages/{pkg}/" in norm:
-            return "lib"
+    if package_relpath(norm, _LIB_PACKAGES):
+        return "lib"
     if "-packages/" not in norm:
         real = os.path.normcase(filename)
-        if real.startswith(_STDLIB) or filename.startswith("<frozen "):
+        if real.startswith(_STDLIB) or filename.startswith("<frozen ") or _STDLIB_LAYOUT.search(norm):
             return "lib"
     return "user"
 
@@ -127,14 +143,13 @@ def _locate(frames: list[Frame]) -> tuple[Frame | None, Frame | None]:
             above = [f for f in reversed(frames[:idx]) if f.kind == "user" and not _is_ipython(f)]
             # Frames of installed libraries (Flax, Optax, …) are never the user's own code.
             # A dataclass's generated ``__init__`` ("<string>") inside a library is not the user's either.
-            user = next((f for f in above if not _installed(f) and f.filename != "<string>"), above[0] if above else None)
+            user = next((f for f in above if not _installed(f) and f.filename != "<string>"), None)
     return raise_frame, user
 
 
 # Libraries built on JAX: an error raised inside one, or passing through one, names it (``ecosystem``).
 ECOSYSTEM = ("flax", "optax", "equinox", "orbax", "chex", "haiku", "diffrax", "numpyro", "lineax",
              "optimistix", "jraph", "distrax", "jaxopt", "penzai", "treescope")
-_PKG_OF = re.compile(r"[\\/](?:site|dist)-packages[\\/]([A-Za-z_]\w*)[\\/]")
 
 
 def ecosystem(ev: Evidence) -> str | None:
@@ -153,9 +168,9 @@ _ECOSYSTEM_CLASSES = {"EquinoxRuntimeError": "equinox"}
 
 
 def frame_library(f: Frame) -> str | None:
-    """The ecosystem library (``ECOSYSTEM``) a frame's file belongs to, else None."""
-    m = _PKG_OF.search(f.filename)
-    return m.group(1) if m and m.group(1) in ECOSYSTEM else None
+    """The ecosystem library (``ECOSYSTEM``) a frame's file belongs to (installed or a source checkout), else None."""
+    rel = package_relpath(f.filename, ECOSYSTEM)
+    return rel.split("/", 1)[0] if rel else None
 
 
 def ecosystem_origin(ev: Evidence) -> str | None:
@@ -213,8 +228,9 @@ def _library_of_type(cls: type) -> str | None:
 
 
 def _installed(f: Frame) -> bool:
+    """A frame of an installed package, or of a JAX library's source: never the user's own code."""
     n = f.filename.replace("\\", "/")
-    return "/site-packages/" in n or "/dist-packages/" in n
+    return "/site-packages/" in n or "/dist-packages/" in n or frame_library(f) is not None
 
 
 def _is_ipython(f: Frame) -> bool:
@@ -318,7 +334,8 @@ _IPY_CELL = re.compile(r"^\s*(?:Cell (?P<cell>In ?\[\d*\]), line (?P<line>\d+)|I
 _IPY_OLD = re.compile(r"^(?P<file>\S+?\.py|<ipython-input-[^>]+>) in (?P<func>[^\s(]+)\(")
 _EXC_LINE = re.compile(
     r"^(?P<cls>Exception(?=:)|[A-Za-z_][\w.]*?(?:Error|Exception|Exit|Interrupt|Warning|Iteration|Trace|Transformation)"
-    r"|[A-Za-z_][\w]*\.[A-Za-z_][\w.]*"
+    # A dotted class; not a file name that starts a frame line ("klujax.py:249, in analyze").
+    r"|(?![\w.]*\.(?:py|pyx|pyc|so|cc|cpp|h)(?::|$))[A-Za-z_][\w]*\.[A-Za-z_][\w.]*"
     # Other CamelCase classes (JAX's InconclusiveDimensionOperation, ...), only with a message after them.
     r"|[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+(?=:))(?::\s?(?P<msg>.*))?$"
 )
@@ -382,16 +399,21 @@ def from_text(text: str) -> Evidence:
     block_start = starts[-1] if starts else 0
     earlier, block = lines[:block_start], lines[block_start:]
     exc_idx = _find_exception_line(block)
+    if exc_idx is None and (inline := _inline_exception(block)) is not None:
+        exc_idx, block = inline[0], block[:inline[0]] + [inline[1]]
     # Frames after the exception line belong to a traceback inside the message.
     frames = _parse_frames(block if exc_idx is None else block[:exc_idx])
     cls, message, module = "", "", None
     if exc_idx is not None:
         m = _EXC_LINE.match(block[exc_idx].rstrip())
         assert m is not None
-        qual = m.group("cls")
+        qual, first = m.group("cls"), m.group("msg") or ""
+        # JAX's traceback wrappers of older releases print the real class after theirs.
+        while qual.rsplit(".", 1)[-1] in _WRAPPERS and (inner := _EXC_LINE.match(first)) and inner.group("msg"):
+            qual, first = inner.group("cls"), inner.group("msg")
         cls = qual.rsplit(".", 1)[-1]
         module = qual.rsplit(".", 1)[0] if "." in qual else None
-        rest = [m.group("msg") or ""]
+        rest = [first]
         for ln in block[exc_idx + 1:]:
             if _LOG_LINE.match(ln) or _CHAIN.match(ln.strip()):
                 break
@@ -405,6 +427,8 @@ def from_text(text: str) -> Evidence:
         else:
             message = "\n".join(block).strip()
     message, url = split_message(message)
+    if not cls and url and (anchor := _DOCS_CLASS.search(url)):
+        cls, module = anchor.group(2), anchor.group(1)  # only JAX's link to the error's page was pasted
     notes = []
     if FILTER_NOTE in message:
         cut = message.find("--------------------\n" + FILTER_NOTE)
@@ -472,24 +496,56 @@ def _parse_frames(lines: list[str]) -> list[Frame]:
         if file is None:
             continue
         file = os.path.expanduser(file) if file.startswith("~") else file
-        code = _code_after(lines, i)
-        frames.append(Frame(file, lineno, func or "?", frame_kind(file), code))
+        code, arrow = _code_after(lines, i)
+        # Older IPython prints no line in the frame's header, only on its '---->' line.
+        frames.append(Frame(file, lineno or arrow, func or "?", frame_kind(file), code))
     return frames
 
 
-def _code_after(lines: list[str], i: int) -> str:
-    """The source line a frame points at (plain: next line; IPython: the '---->' line)."""
+_ARROW = re.compile(r"^-+>\s*(\d*)\s?")
+
+
+def _code_after(lines: list[str], i: int) -> tuple[str, int]:
+    """The source line a frame points at (plain: next line; IPython: the '---->' line) and, on IPython's
+    arrow line, its number (else 0)."""
     for ln in lines[i + 1: i + 12]:
         if _PLAIN_FRAME.match(ln) or _IPY_FRAME.match(ln) or _IPY_CELL.match(ln) or not ln.strip():
             if not ln.strip():
                 continue
             break
         s = ln.strip()
-        if s.startswith("-->") or re.match(r"^-+>", s):
-            return re.sub(r"^-+>\s*\d+\s?", "", s)
+        if (a := _ARROW.match(s)) is not None:
+            return s[a.end():], int(a.group(1) or 0)
         if not _CODE_LINE.match(ln):
-            return s
-    return ""
+            return s, 0
+    return "", 0
+
+
+_DOCS_CLASS = re.compile(r"errors\.html#(jax\.errors)\.([A-Za-z]\w*)")
+_WRAPPERS = frozenset({"FilteredStackTrace", "UnfilteredStackTrace", "JaxStackTraceBeforeTransformation"})
+# A class and its message inside a line of prose or markup: "fails with `TypeError: …`", "optax valueError: …".
+_INLINE_EXC = re.compile(r"(?P<open>[`'\"]?)\b(?P<cls>(?:[A-Za-z_]\w*\.)*[A-Za-z]\w*(?:Error|Exception|Warning)):\s*"
+                         r"(?P<msg>\S.*)$")
+
+
+def _inline_exception(lines: list[str]) -> tuple[int, str] | None:
+    """The last line that holds ``Class: message`` after other words or a quote, as the exception line it
+    stands for: the class's case repaired (``valueError``), the message cut at the quote that closes it."""
+    for i in range(len(lines) - 1, -1, -1):
+        m = _INLINE_EXC.search(lines[i])
+        if m is None:
+            continue
+        cls, msg, opener = m.group("cls"), m.group("msg").rstrip(), m.group("open")
+        if opener and opener in msg:
+            msg = msg[:msg.rindex(opener)]
+        short = cls.rsplit(".", 1)[-1]
+        fixed = short[0].upper() + short[1:]
+        if short[0].islower() and isinstance(getattr(builtins, fixed, None), type):
+            cls = cls[: len(cls) - len(short)] + fixed
+        elif short[0].islower():
+            continue  # a word like "myError: …" is no class
+        return i, f"{cls}: {msg.strip()}"
+    return None
 
 
 def _find_exception_line(lines: list[str]) -> int | None:

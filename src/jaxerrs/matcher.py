@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import builtins
 import linecache
+import re
 import sys
 from dataclasses import dataclass
 from functools import lru_cache
@@ -20,6 +21,7 @@ from jaxerrs.evidence import (
     ecosystem_origin,
     from_exception,
     from_text,
+    package_relpath,
 )
 from jaxerrs.kb import records as records_mod
 from jaxerrs.kb.records import Record, _in_range, all_records, installed_jax, requirement_met
@@ -206,6 +208,12 @@ FOREIGN_MESSAGES = (
 
 def _foreign(message: str) -> bool:
     return any(templates.match(t, message) is not None for t in FOREIGN_MESSAGES)
+
+
+def _not_a_raise(rf: Frame | None) -> bool:
+    """The frame's shown line is code other than a ``raise``/``assert`` (Python or compiled code raised there)."""
+    code = (rf.line if rf is not None else "").strip()
+    return bool(code) and not code.startswith(("raise", "assert"))
 
 
 def _raised_by_compiled_code(ev: Evidence) -> bool:
@@ -541,11 +549,10 @@ def _library_site(ev: Evidence, library: str) -> SiteRef | None:
     rf = ev.raise_frame
     if rf is None:
         return None
-    norm = rf.filename.replace("\\", "/")
-    idx = norm.rfind(f"/{library}/")
-    if idx < 0:
+    rel = package_relpath(rf.filename, (library,))
+    if rel is None:
         return None
-    return SiteRef(norm[idx + 1:], rf.lineno, rf.function, _installed_jax(), library_version=_library_version(library))
+    return SiteRef(rel, rf.lineno, rf.function, _installed_jax(), library_version=_library_version(library))
 
 
 def _name_note(ev: Evidence) -> str | None:
@@ -577,6 +584,39 @@ def _library_version(library: str) -> str:
         except importlib.metadata.PackageNotFoundError:
             continue
     return "unknown"
+
+
+# A record found by its text alone (search), no pattern of it matching the message, is a best guess: below 0.5.
+SEARCH_CONFIDENCE = 0.45
+SEARCH_MARGIN = 0.8  # the second record's relevance (the best is 1.0) below which the best one stands out
+
+
+SEARCH_OVERLAP = 0.8  # share of a message's words a record's patterns must hold to call text without a class JAX's
+_WORD = re.compile(r"[A-Za-z]{3,}")
+
+
+def _searched_records(ev: Evidence) -> list[tuple[Record, float]]:
+    """Records of the error's class whose text fits the message best (``search_index.rank_records``); the
+    class's name is the query when the message is empty (only JAX's link to the error's page was pasted)."""
+    from jaxerrs.search_index import rank_records
+
+    recs = all_records()
+    try:
+        ranked = rank_records(ev.match_text or ev.exc_class, _canon(ev.exc_class) if ev.exc_class else None)
+    except Exception:  # noqa: BLE001 - search is extra knowledge; without it the diagnosis stands as it is
+        return []
+    return [(recs[i], sc) for i, sc in ranked if i in recs]
+
+
+def _overlap(message: str, rec: Record) -> float:
+    """The share of the message's words (three letters or more, no CamelCase; at least four) that the record's
+    patterns spell: 1.0 for a record's shorter or drifted wording of the same message."""
+    # Names inside the message (PRNGKeyArray, ShapedArray) are its values, not its words.
+    said = {w.lower() for w in _WORD.findall(message) if not any(c.isupper() for c in w[1:])}
+    if len(said) < 4:
+        return 0.0
+    spelled = {w.lower() for p in rec.all_patterns for w in _WORD.findall(" ".join(templates.literals(p)))}
+    return len(said & spelled) / len(said)
 
 
 def _diagnose(ev: Evidence) -> Diagnosis:
@@ -653,6 +693,12 @@ def _diagnose(ev: Evidence) -> Diagnosis:
             site, history_note = older
             how = "raise site in the release that raised it" if history_note else "message template"
 
+    # No record's words fit a pasted message: the records whose text fits it best, a best guess.
+    guesses = _searched_records(ev) if ev.source == "text" and not rec_hits else []
+    if site is not None:  # a raise already fits the message: only a record of that raise may explain it
+        guesses = [(r, sc) for r, sc in guesses if any(same_function(x.function, site.function)
+                                                        and x.path == site.path for x in r.all_sites)]
+
     # Is this JAX's error?
     if ev.exc_class == "Warning" and ev.source == "text" and not ev.frames:
         is_jax = bool(rec_hits) and rec_hits[0].pattern is not None  # a JAX log line: only a record explains it
@@ -674,7 +720,10 @@ def _diagnose(ev: Evidence) -> Diagnosis:
         # Compiled code raising on the user's line speaks Python's words as often as JAX's ("unsupported
         # operand type(s) for +"): there only a curated record, written for one JAX error, may claim it.
         compiled_on_user_line = rf is not None and not ev.frames_removed and rf.kind == "user"
-        is_jax = (strong_rec or (strong_site and not compiled_on_user_line)) and not _foreign(ev.match_text)
+        # A record that speaks nearly every word of the message (its wording of another release, drifted).
+        worded = bool(guesses) and _overlap(ev.match_text, guesses[0][0]) >= SEARCH_OVERLAP
+        is_jax = ((strong_rec or (strong_site and not compiled_on_user_line) or (worded and rf is None))
+                  and not _foreign(ev.match_text))
 
     if not is_jax and ev.source == "text" and (rf is None or rf.kind != "user") and not _foreign(ev.match_text):
         older = _other_release_wording(cat, ev)
@@ -704,6 +753,10 @@ def _diagnose(ev: Evidence) -> Diagnosis:
     # From a bare final line only a record about one library can say which library spoke.
     d.ecosystem = eco or (record.record.library if record and record.record.requires else None)
     d.record = record.record if record else None
+    if guesses:  # no record's words fit: the records whose text fits best, as a best guess
+        d.record, how = guesses[0][0], "search"
+        d.site = d.site or (None if no_guess else record_site(cat, d.record, ev.match_text))
+        d.ecosystem = d.ecosystem or (d.record.library if d.record.requires else None)
     if ev.source == "live" and d.ecosystem in ("flax", "equinox"):
         from jaxerrs.layers import layer_notes
 
@@ -727,13 +780,21 @@ def _diagnose(ev: Evidence) -> Diagnosis:
         cands += [Candidate(None, SiteRef.of(s, cat.jax_version), sc, "message template") for sc, s, _ in site_hits[:5]]
     if not cands and site is not None:
         cands.append(Candidate(None, site, 0.5, how))
+    cands += [Candidate(rec, record_site(cat, rec, ev.match_text), SEARCH_CONFIDENCE * sc, "search")
+              for rec, sc in guesses]
     cands.sort(key=lambda c: -c.score)
     d.candidates = cands[:8]
-    if record:
+    if guesses:
+        d.confidence = SEARCH_CONFIDENCE * (1.0 if len(guesses) == 1 or guesses[1][1] <= SEARCH_MARGIN else 0.8)
+    elif record:
         second = rec_hits[1].score if len(rec_hits) > 1 else 0.0
         d.confidence = min(1.0, record.score) * (1.0 if record.score - second > 0.05 else 0.85)
     elif site is not None:
         d.confidence = 0.9 if how == "raise site" else (site_hits[0][0] if site_hits else 0.4)
+        if lib_site is not None and ev.source == "text" and _not_a_raise(rf):
+            # Python raised inside the library's code (a lookup, a call), not the library's own check: where,
+            # but whether the library is at fault the text does not say.
+            d.confidence = min(d.confidence, 0.45)
     else:
         d.confidence = 0.3
     if site is not None and site.path.startswith(("jax/", "jaxlib/")):

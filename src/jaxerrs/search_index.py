@@ -522,6 +522,24 @@ def search(query: str, limit: int = 10, tags: list[str] | None = None, error_cla
     return hits[:limit]
 
 
+def rank_records(message: str, error_class: str | None = None, limit: int = 3) -> list[tuple[str, float]]:
+    """Curated records by how well their text fits an error message alone (BM25; the best is 1.0), of
+    ``error_class`` when given: the matcher's candidates when no record's pattern matches the message."""
+    message = (message or "").strip()[:4000]
+    if not message:
+        return []
+    idx = index()
+    scores = idx.score(query_terms(message), words(message)[:MAX_QUERY_TOKENS])
+    if PREFIX:
+        _quoted_message_bonus(message, scores, idx)
+    cls = (error_class or "").lower()
+    ranked = sorted(((s, idx.docs[i]) for i, s in scores.items() if idx.docs[i].kind == "record"
+                     and (not cls or idx.docs[i].error_class.lower().rsplit(".", 1)[-1] == cls)),
+                    key=lambda t: -t[0])
+    top = ranked[0][0] if ranked else 0.0
+    return [(d.id, s / top) for s, d in ranked[:limit]] if top > 0 else []
+
+
 def title_html(hit: Hit) -> str:
     """A hit's title as the panel shows it: a record's title is prose (CommonMark, escaped), a raise
     site's is message text (escaped as is)."""

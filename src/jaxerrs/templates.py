@@ -92,17 +92,22 @@ def _wordy(ch: str) -> bool:
 def _spaced(lit: str) -> str:
     """A literal run as a regex whose spaces match any whitespace, or none where that glues no words."""
     chunks = lit.split(" ")
-    out = [re.escape(chunks[0])]
+    out = [_escaped(chunks[0])]
     for ch in chunks[1:]:
         out.append(_BEFORE_WORD if _wordy(ch[:1]) else r"\s*")
-        out.append(re.escape(ch))
+        out.append(_escaped(ch))
     return "".join(out)
+
+
+def _escaped(chunk: str) -> str:
+    """A literal chunk as a regex; its backticks (Markdown code marks) are optional: a paste loses them."""
+    return re.escape(chunk).replace("`", "`?")
 
 
 @lru_cache(maxsize=8192)
 def _required(template: str) -> tuple[str, ...]:
     """Each literal run of a template without its spaces: every one must occur in a message it matches."""
-    return tuple(x for x in (lit.replace(" ", "") for lit in literals(template)) if x)
+    return tuple(x for x in (lit.replace(" ", "").replace("`", "") for lit in literals(template)) if x)
 
 
 def key_literal(template: str) -> str:
@@ -121,7 +126,7 @@ def squeezed(message: str) -> str:
 def _prepared(message: str) -> tuple[str, str]:
     """(normalised message, the same without spaces); one message is matched against many templates."""
     norm = normalise(message)
-    return norm, norm.replace(" ", "")
+    return norm, norm.replace(" ", "").replace("`", "")
 
 
 def match(template: str, message: str) -> Match | None:
