@@ -125,3 +125,19 @@ def test_words_alone_do_not_make_a_python_error_jax():
 def test_a_paste_that_lost_markdown_backticks_still_matches():
     d = jaxerrs.diagnose_text("ValueError: unroll must be a bool or a non-negative int.")
     assert d.is_jax and d.site is not None and d.site.function in ("scan", "scan_nocarry")
+
+
+def test_a_library_raise_no_record_covers_names_the_library_and_its_site():
+    pytest.importorskip("optax")
+    d = jaxerrs.diagnose_text("ValueError: Unknown initial guess strategy: foo").to_dict()
+    assert d["is_jax"] and d["ecosystem"] == "optax"
+    assert d["site"]["path"].startswith("optax/") and "/blob/v" in d["site"]["url"]
+
+
+def test_jax_02s_filtered_stack_trace_note_is_no_part_of_the_message():
+    text = ("jax.traceback_util.FilteredStackTrace: TypeError: <class 'function'> is not a valid JAX type\n\n"
+            "The stack trace above excludes JAX-internal frames.\n"
+            "The following is the original exception that occurred, unmodified.\n\n--------------------\n")
+    d = jaxerrs.diagnose_text(text)
+    assert d.evidence.message == "<class 'function'> is not a valid JAX type" and d.evidence.frames_removed
+    assert d.is_jax and d.record is not None and d.record.id == "invalid-jax-type-argument"

@@ -20,6 +20,14 @@ LIBRARY_REPOS = {
 }
 
 
+def _installed_version(package: str) -> str:
+    """The installed version of an ecosystem library ("" when it is not installed): a record's site names no version."""
+    from jaxerrs.matcher import _library_version
+
+    version = _library_version(package)
+    return "" if version == "unknown" else version
+
+
 @dataclass(frozen=True)
 class SiteRef:
     """A raise site in the installed JAX (or, from text, as the text names it)."""
@@ -42,9 +50,10 @@ class SiteRef:
     @property
     def url(self) -> str:
         top = self.path.split("/", 1)[0]
-        if top in LIBRARY_REPOS and self.library_version:  # an ecosystem library's raise, at its release tag
+        version = self.library_version or (_installed_version(top) if top in LIBRARY_REPOS else "")
+        if top in LIBRARY_REPOS and version:  # an ecosystem library's raise, at its release tag
             repo, prefix = LIBRARY_REPOS[top]
-            return f"{repo}/blob/v{self.library_version}/{prefix}{self.path}#L{self.line}"
+            return f"{repo}/blob/v{version}/{prefix}{self.path}#L{self.line}"
         if self.path.startswith("jax/"):
             return f"{REPO}/blob/jax-v{self.jax_version}/{self.path}#L{self.line}"
         return f"{REPO}/tree/jax-v{self.jax_version}/jaxlib"

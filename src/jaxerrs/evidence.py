@@ -13,6 +13,7 @@ from functools import lru_cache
 DOCS_LINK = re.compile(r"\n?See (https://(?:docs\.jax\.dev|jax\.readthedocs\.io)/\S+)\s*$")
 # JAX's quiet_remove_frames mode appends this note; the frames it speaks of are gone.
 FILTER_NOTE = "For simplicity, JAX has removed its internal frames"
+OLD_FILTER_NOTE = "The stack trace above excludes JAX-internal frames."  # JAX 0.2's FilteredStackTrace says this
 MAX_MESSAGE = 100_000  # characters of a message we keep
 MATCH_CHARS = 4_000  # characters of a message that templates are matched against
 
@@ -409,10 +410,12 @@ def from_text(text: str) -> Evidence:
         assert m is not None
         qual, first = m.group("cls"), m.group("msg") or ""
         # JAX's traceback wrappers of older releases print the real class after theirs.
+        wrapped = False
         while qual.rsplit(".", 1)[-1] in _WRAPPERS and (inner := _EXC_LINE.match(first)) and inner.group("msg"):
-            qual, first = inner.group("cls"), inner.group("msg")
+            qual, first, wrapped = inner.group("cls"), inner.group("msg"), True
         cls = qual.rsplit(".", 1)[-1]
-        module = qual.rsplit(".", 1)[0] if "." in qual else None
+        # The error came out through JAX's traceback filtering: JAX's, as the wrapper class said before.
+        module = qual.rsplit(".", 1)[0] if "." in qual else ("jax._src.traceback_util" if wrapped else None)
         rest = [first]
         for ln in block[exc_idx + 1:]:
             if _LOG_LINE.match(ln) or _CHAIN.match(ln.strip()):
@@ -430,11 +433,12 @@ def from_text(text: str) -> Evidence:
     if not cls and url and (anchor := _DOCS_CLASS.search(url)):
         cls, module = anchor.group(2), anchor.group(1)  # only JAX's link to the error's page was pasted
     notes = []
-    if FILTER_NOTE in message:
-        cut = message.find("--------------------\n" + FILTER_NOTE)
-        cut = cut if cut >= 0 else message.find(FILTER_NOTE)
-        notes.append(message[cut:])
-        message = message[:cut].rstrip()
+    for note in (FILTER_NOTE, OLD_FILTER_NOTE):
+        if note in message:
+            cut = message.find("--------------------\n" + note)
+            cut = cut if cut >= 0 else message.find(note)
+            notes.append(message[cut:])
+            message = message[:cut].rstrip()
     ev = Evidence(
         exc_class=cls,
         module=module,

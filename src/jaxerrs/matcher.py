@@ -19,6 +19,7 @@ from jaxerrs.evidence import (
     ecosystem,
     ecosystem_of_values,
     ecosystem_origin,
+    frame_library,
     from_exception,
     from_text,
     package_relpath,
@@ -234,6 +235,12 @@ RECORD_BONUS = 0.05
 def _record_refs(cat: catalog_mod.Catalog, rec: Record, message: str) -> list[SiteRef]:
     """Each of a record's sites as a SiteRef in the installed JAX: those whose raise words the message as it
     is first, then the record's order."""
+    fits, rest = _record_refs_split(cat, rec, message)
+    return fits + rest
+
+
+def _record_refs_split(cat: catalog_mod.Catalog, rec: Record, message: str) -> tuple[list[SiteRef], list[SiteRef]]:
+    """A record's sites in the installed JAX: (those whose raise words the message as it is, the others)."""
     fits, rest = [], []
     for ref in rec.sites:
         sites = cat.in_function(ref.path, ref.function)
@@ -245,7 +252,7 @@ def _record_refs(cat: catalog_mod.Catalog, rec: Record, message: str) -> list[Si
             rest.append(SiteRef.of(next((s for s in sites if not s.template), sites[0]), cat.jax_version))
         elif (line := cat.function_line(ref.path, ref.function)) is not None:  # no raise: JAX's call into C++
             rest.append(SiteRef(ref.path, line, ref.function, cat.jax_version))
-    return fits + rest
+    return fits, rest
 
 
 def _text_ranking(ev: Evidence, cat: catalog_mod.Catalog, site_hits: list,
@@ -267,8 +274,10 @@ def _text_ranking(ev: Evidence, cat: catalog_mod.Catalog, site_hits: list,
         if h.pattern is None:
             continue
         q = _match_quality(h.pattern, "class" in h.why) + RECORD_BONUS
-        for i, ref in enumerate(_record_refs(cat, h.record, ev.match_text)):
-            add(q - 0.01 * i, ref, h.record)
+        fits, rest = _record_refs_split(cat, h.record, ev.match_text)
+        for i, ref in enumerate(fits + rest):
+            # A site whose raise does not word the message ranks clearly below one whose raise does.
+            add(q - 0.01 * i - (2 * TIED_SITE if fits and i >= len(fits) else 0.0), ref, h.record)
     return sorted(best.values(), key=lambda t: -t[0])
 
 
@@ -540,6 +549,30 @@ def _other_release_wording(cat: catalog_mod.Catalog, ev: Evidence) -> tuple[Site
     return ref, note
 
 
+@lru_cache(maxsize=1)
+def _library_catalogs() -> tuple[catalog_mod.Catalog, ...]:
+    return tuple(catalog_mod.library_catalogs())
+
+
+def _library_text_hit(ev: Evidence, classes: set[str]) -> tuple[float, catalog_mod.Catalog, catalog_mod.Site] | None:
+    """The installed library raise whose template words the message best, when it does so as closely as JAX's
+    own must (``_strong_text_match``); None otherwise, or when the libraries cannot be read."""
+    best = None
+    try:
+        cats = _library_catalogs()
+    except Exception:  # noqa: BLE001 - the libraries' raises are extra knowledge
+        return None
+    for lib in cats:
+        for s in lib.text_candidates(ev.match_text):
+            m = templates.match(s.template or "", ev.match_text)
+            cls_ok = _canon(s.class_name) in classes
+            if m is not None and _strong_text_match(m, cls_ok):
+                q = _match_quality(m, cls_ok)
+                if best is None or q > best[0]:
+                    best = (q, lib, s)
+    return best
+
+
 def _jax_module(ev: Evidence) -> bool:
     return (ev.module or "").split(".")[0] in ("jax", "jaxlib")
 
@@ -617,6 +650,20 @@ def _overlap(message: str, rec: Record) -> float:
         return 0.0
     spelled = {w.lower() for p in rec.all_patterns for w in _WORD.findall(" ".join(templates.literals(p)))}
     return len(said & spelled) / len(said)
+
+
+TIED_SITE = 0.02  # sites ranked within this of the best one are as likely as it (a record lists its sites 0.01 apart)
+TIED_CONFIDENCE = 0.45  # a site nothing in the text tells from another: a best guess
+
+
+def _site_tied(ranking: list[tuple[float, SiteRef, Record | None]]) -> bool:
+    """Whether another raise site ranks as high as the first (a record's sites that no words of the message
+    tell apart, or two raises with the same words): which one raised, the text does not say."""
+    if len(ranking) < 2:
+        return False
+    best = ranking[0][0]
+    return any(sc >= best - TIED_SITE and (ref.path, ref.function) != (ranking[0][1].path, ranking[0][1].function)
+               for sc, ref, _rec in ranking[1:])
 
 
 def _diagnose(ev: Evidence) -> Diagnosis:
@@ -732,6 +779,16 @@ def _diagnose(ev: Evidence) -> Diagnosis:
             how = "raise site in the release that raised it"
             site_hits, ranking = [], []
 
+    # No JAX raise or record fits: a raise of an installed library (Flax, Optax, …) whose words do.
+    lib_hit = (_library_text_hit(ev, classes) if ev.source == "text" and (not is_jax or site is None)
+               and not rec_hits and not _foreign(ev.match_text) else None)
+    if lib_hit is not None and (rf is None or rf.kind != "user" or frame_library(rf) is not None):
+        quality, lib_cat, lib_s = lib_hit
+        is_jax, eco, how = True, lib_cat.package, "library template"
+        site = SiteRef(lib_s.path, lib_s.line, lib_s.function, _installed_jax(), lib_s.exc_class, lib_s.template,
+                       library_version=lib_cat.jax_version)
+        guesses = [g for g in guesses if g[0].library == eco and any(x.path == site.path for x in g[0].all_sites)]
+
     # A JAX name that the release which raised lacks: new in a later release, or gone since an earlier one.
     name_note = _name_note(ev)
     if name_note is not None:
@@ -797,6 +854,8 @@ def _diagnose(ev: Evidence) -> Diagnosis:
             d.confidence = min(d.confidence, 0.45)
     else:
         d.confidence = 0.3
+    if _site_tied(ranking):
+        d.confidence = min(d.confidence, TIED_CONFIDENCE)
     if site is not None and site.path.startswith(("jax/", "jaxlib/")):
         d.excerpt = catalog_mod.read_excerpt(Path(cat.root) / site.path, site.line, site.line, 3)
     elif lib_site is not None and rf is not None and ev.source == "live":

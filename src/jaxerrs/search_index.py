@@ -472,10 +472,12 @@ def search(query: str, limit: int = 10, tags: list[str] | None = None, error_cla
         from jaxerrs.matcher import diagnose_from_text
 
         d = diagnose_from_text(query)
-        if d.is_jax and d.record is not None and allowed(set(d.record.tags), d.record.class_name):
+        # The matcher's best guess by words is this index's own ranking: it gets no tier of its own.
+        matched = d.is_jax and d.how != "search"
+        if matched and d.record is not None and allowed(set(d.record.tags), d.record.class_name):
             hits.append(Hit(d.record.id, d.record.title, "record", 3.0 + d.confidence))
             seen.add(d.record.id)
-        if d.is_jax and d.site is not None and allowed(set(), d.error_class or ""):
+        if matched and d.site is not None and allowed(set(), d.error_class or ""):
             site_from_frames = d.how.startswith("raise site") and bool(d.evidence.frames)
             key = f"{d.site.path}:{d.site.line}"
             hits.append(Hit(key, f"{d.error_class}: raise site in {d.site.function}", "site", 2.0 + d.confidence))
