@@ -204,11 +204,20 @@ FOREIGN_MESSAGES = (
     "list index out of range",
     "division by zero",
     "cannot assign to field {name}",  # a frozen dataclass; Equinox modules say it too
+    "{obj} object has no attribute {name}",  # Python's getattr; Flax's Variable says it in the same words
 )
+# A hole of Python's one-sentence message that holds a further sentence: a library's message that starts so.
+_NEXT_SENTENCE = re.compile(r"[.!?]\s+[A-Z]")
 
 
 def _foreign(message: str) -> bool:
-    return any(templates.match(t, message) is not None for t in FOREIGN_MESSAGES)
+    """The message is one of Python's or NumPy's, with its values filled in (not a longer message that
+    starts with those words, as Flax's "… has no attribute "w". If "w" is defined in setup …")."""
+    for t in FOREIGN_MESSAGES:
+        m = templates.match(t, message)
+        if m is not None and not any(_NEXT_SENTENCE.search(v) for v in m.values.values()):
+            return True
+    return False
 
 
 def _not_a_raise(rf: Frame | None) -> bool:
@@ -631,14 +640,29 @@ _WORD = re.compile(r"[A-Za-z]{3,}")
 def _searched_records(ev: Evidence) -> list[tuple[Record, float]]:
     """Records of the error's class whose text fits the message best (``search_index.rank_records``); the
     class's name is the query when the message is empty (only JAX's link to the error's page was pasted)."""
-    from jaxerrs.search_index import rank_records
-
     recs = all_records()
     try:
-        ranked = rank_records(ev.match_text or ev.exc_class, _canon(ev.exc_class) if ev.exc_class else None)
+        ranked = _ranked(ev.match_text or ev.exc_class, _canon(ev.exc_class) if ev.exc_class else None,
+                         records_mod.GENERATION)
     except Exception:  # noqa: BLE001 - search is extra knowledge; without it the diagnosis stands as it is
         return []
     return [(recs[i], sc) for i, sc in ranked if i in recs]
+
+
+@lru_cache(maxsize=32)
+def _ranked(message: str, cls: str | None, _generation: int) -> tuple[tuple[str, float], ...]:
+    from jaxerrs.search_index import rank_records
+
+    return tuple(rank_records(message, cls))
+
+
+def _guesses(ev: Evidence, site: SiteRef | None) -> list[tuple[Record, float]]:
+    """``_searched_records``; where a raise already fits the message, only records of that raise."""
+    found = _searched_records(ev)
+    if site is None:
+        return found
+    return [(r, sc) for r, sc in found if any(same_function(x.function, site.function) and x.path == site.path
+                                              for x in r.all_sites)]
 
 
 def _overlap(message: str, rec: Record) -> float:
@@ -740,12 +764,6 @@ def _diagnose(ev: Evidence) -> Diagnosis:
             site, history_note = older
             how = "raise site in the release that raised it" if history_note else "message template"
 
-    # No record's words fit a pasted message: the records whose text fits it best, a best guess.
-    guesses = _searched_records(ev) if ev.source == "text" and not rec_hits else []
-    if site is not None:  # a raise already fits the message: only a record of that raise may explain it
-        guesses = [(r, sc) for r, sc in guesses if any(same_function(x.function, site.function)
-                                                        and x.path == site.path for x in r.all_sites)]
-
     # Is this JAX's error?
     if ev.exc_class == "Warning" and ev.source == "text" and not ev.frames:
         is_jax = bool(rec_hits) and rec_hits[0].pattern is not None  # a JAX log line: only a record explains it
@@ -768,9 +786,11 @@ def _diagnose(ev: Evidence) -> Diagnosis:
         # operand type(s) for +"): there only a curated record, written for one JAX error, may claim it.
         compiled_on_user_line = rf is not None and not ev.frames_removed and rf.kind == "user"
         # A record that speaks nearly every word of the message (its wording of another release, drifted).
-        worded = bool(guesses) and _overlap(ev.match_text, guesses[0][0]) >= SEARCH_OVERLAP
-        is_jax = ((strong_rec or (strong_site and not compiled_on_user_line) or (worded and rf is None))
-                  and not _foreign(ev.match_text))
+        is_jax = strong_rec or (strong_site and not compiled_on_user_line)
+        if not is_jax and rf is None and ev.source == "text" and not rec_hits:
+            guessed = _guesses(ev, site)
+            is_jax = bool(guessed) and _overlap(ev.match_text, guessed[0][0]) >= SEARCH_OVERLAP
+        is_jax = is_jax and not _foreign(ev.match_text)
 
     if not is_jax and ev.source == "text" and (rf is None or rf.kind != "user") and not _foreign(ev.match_text):
         older = _other_release_wording(cat, ev)
@@ -787,7 +807,6 @@ def _diagnose(ev: Evidence) -> Diagnosis:
         is_jax, eco, how = True, lib_cat.package, "library template"
         site = SiteRef(lib_s.path, lib_s.line, lib_s.function, _installed_jax(), lib_s.exc_class, lib_s.template,
                        library_version=lib_cat.jax_version)
-        guesses = [g for g in guesses if g[0].library == eco and any(x.path == site.path for x in g[0].all_sites)]
 
     # A JAX name that the release which raised lacks: new in a later release, or gone since an earlier one.
     name_note = _name_note(ev)
@@ -796,6 +815,8 @@ def _diagnose(ev: Evidence) -> Diagnosis:
     d = Diagnosis(ev, is_jax)
     if not is_jax:
         return d
+    # No record's words fit a pasted message: the records whose text fits it best, a best guess.
+    guesses = _guesses(ev, site) if ev.source == "text" and not rec_hits else []
     if history_note:
         d.notes.append(history_note)
     if name_note is not None:
