@@ -210,6 +210,7 @@ class _Doc:
     pairs: frozenset[tuple[str, str]] = frozenset()
     prior: float = 1.0
     library: str = ""  # the library a record is about (``requires``): flax, optax, …
+    template: str = ""  # a raise site's message template
 
 
 def frequency() -> dict[str, int]:
@@ -269,7 +270,8 @@ class Index:
             tf[s.class_name.lower()] += 1  # whole: ValueError must not make every site about "value"
             short = " ".join(text.split())[:110]
             title = f"{s.class_name}: {short}  ({s.path}:{s.line})"
-            self._add(_Doc(f"{s.path}:{s.line}", title, "site", sum(tf.values()), frozenset(), s.class_name), tf)
+            self._add(_Doc(f"{s.path}:{s.line}", title, "site", sum(tf.values()), frozenset(), s.class_name,
+                           template=s.template), tf)
         n = len(self.docs)
         self.avg = {k: (sum(d.length for d in self.docs if d.kind == k) / max(1, sum(d.kind == k for d in self.docs)))
                     for k in ("record", "site")}
@@ -406,25 +408,54 @@ QUOTE_CANDIDATES = 30  # the best-scored records checked for a quoted message st
 _CLASS_PREFIX = re.compile(r"^\s*(?:[A-Za-z_][\w.]*\.)?[A-Za-z_]\w*(?:Error|Exception)\s*:\s*")
 
 
+API_BONUS = 0.4  # a record whose title names the JAX function the query names: score times 1 + API_BONUS
+_API_NAME = re.compile(r"\b(?:jax\.numpy|jax\.lax|jax|jnp|lax|optax|nnx|eqx|flax)(?:\.[A-Za-z_]\w*)+")
+_API_SHORT = {"jax.numpy.": "jnp.", "jax.lax.": "lax."}
+
+
+def _api_names(text: str) -> set[str]:
+    """Dotted JAX names in ``text`` (``jnp.unique``, ``jax.numpy.unique`` as ``jnp.unique``)."""
+    out = set()
+    for m in _API_NAME.finditer(text):
+        name = m.group(0)
+        for long, short in _API_SHORT.items():
+            if name.startswith(long):
+                name = short + name[len(long):]
+        out.add(name)
+    return out
+
+
+def _api_bonus(query: str, scores: dict[int, float], idx: Index) -> None:
+    """Users name the function they called ("... on call to jnp.unique"): a class of error is shared by
+    many functions, a function narrows it, so a record whose title names it is the one about it."""
+    names = _api_names(query)
+    if not names:
+        return
+    for i in list(scores):
+        d = idx.docs[i]
+        if d.kind == "record" and names & _api_names(d.title):
+            scores[i] *= 1 + API_BONUS
+
+
 def _quoted_message_bonus(query: str, scores: dict[int, float], idx: Index) -> None:
     """Users quote the start of a message in a title ("Unknown backend gpu", "Incompatible shapes for
-    broadcasting error"): a record whose pattern starts with that much of the quote, holes filled in,
-    is the one about it."""
+    broadcasting error"): a record whose pattern, or a raise site whose template, starts with that much of
+    the quote, holes filled in, is the one about it."""
     from jaxerrs.kb.records import find
 
     text = _CLASS_PREFIX.sub("", query.strip().splitlines()[0] if query.strip() else "").lower()
     if len(text) < 12:
         return
     best = max(scores.values(), default=0.0)
-    records = [i for i in scores if idx.docs[i].kind == "record" and scores[i] >= 0.15 * best]
-    for i in sorted(records, key=lambda i: -scores[i])[:QUOTE_CANDIDATES]:
-        d = idx.docs[i]
-        rec = find(d.id)
-        if rec is None:
-            continue
-        n = max((_quoted_start(p.lower(), text) for p in rec.all_patterns), default=0)
-        if n >= 12:
-            scores[i] *= 1 + PREFIX * min(1.0, n / 40)
+    for kind in ("record", "site"):
+        docs = [i for i in scores if idx.docs[i].kind == kind and scores[i] >= 0.15 * best]
+        for i in sorted(docs, key=lambda i: -scores[i])[:QUOTE_CANDIDATES]:
+            d = idx.docs[i]
+            rec = find(d.id) if kind == "record" else None
+            patterns = rec.all_patterns if rec is not None else [d.template] if d.template else []
+            n = max((_quoted_start(p.lower(), text) for p in patterns), default=0)
+            if n >= 12:
+                scores[i] *= 1 + PREFIX * min(1.0, n / 40)
 
 
 def _quoted_start(pattern: str, text: str) -> int:
@@ -491,6 +522,7 @@ def search(query: str, limit: int = 10, tags: list[str] | None = None, error_cla
     scores = idx.score(q_tokens, q_words)
     if PREFIX:
         _quoted_message_bonus(query, scores, idx)
+    _api_bonus(query, scores, idx)
     top = max(scores.values(), default=0.0)
     ranked = sorted(((i, s) for i, s in scores.items() if s >= 0.15 * top), key=lambda kv: -kv[1])
     records: list[Hit] = []
@@ -534,6 +566,7 @@ def rank_records(message: str, error_class: str | None = None, limit: int = 3) -
     scores = idx.score(query_terms(message), words(message)[:MAX_QUERY_TOKENS])
     if PREFIX:
         _quoted_message_bonus(message, scores, idx)
+    _api_bonus(message, scores, idx)
     cls = (error_class or "").lower()
     ranked = sorted(((s, idx.docs[i]) for i, s in scores.items() if idx.docs[i].kind == "record"
                      and (not cls or idx.docs[i].error_class.lower().rsplit(".", 1)[-1] == cls)),
