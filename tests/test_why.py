@@ -89,7 +89,7 @@ def _diagnosed(fn):
     raise AssertionError("did not raise")
 
 
-def test_uncurated_pad_mode_names_check_values_nearest_mode_and_api():
+def test_pad_mode_names_check_values_nearest_mode_and_api():
     import jax.numpy as jnp
 
     d = _diagnosed(lambda: jnp.pad(jnp.ones(3), 1, mode="reflekt"))
@@ -162,34 +162,40 @@ def test_from_text_the_values_are_the_messages():
 
 def test_the_panel_shows_why_it_was_raised_escaped(shell):
     shell.run_line_magic("load_ext", "jaxerrs")
-    shell.run_cell("import jax.numpy as jnp")
-    _cap, result = run(shell, 'jnp.pad(jnp.ones(3), 1, mode="<b>reflekt</b>")')
-    assert not result.success
+    shell.run_cell("import jax.numpy as jnp\nfrom jax import lax")
     from jaxerrs.extension import get_state
     from jaxerrs.panel import Panel
 
-    bundle = Panel(get_state(shell).last)._repr_mimebundle_()
-    html, text = bundle["text/html"], bundle["text/plain"]
+    _cap, result = run(shell, 'jnp.pad(jnp.ones(3), 1, mode="<b>reflekt</b>")')  # curated: the section folds
+    assert not result.success
+    html = Panel(get_state(shell).last)._repr_mimebundle_()["text/html"]
     assert "Why it was raised" in html and "<code>mode not in allowed_kwargs</code>" in html
     assert "&lt;b&gt;reflekt&lt;/b&gt;" in html and "<b>reflekt</b>" not in html
-    assert "check: mode not in allowed_kwargs" in text and "you called jax.numpy.pad" in text
+    _cap, result = run(shell, 'lax.conv(jnp.ones((1, 1, 5, 5)), jnp.ones((1, 1, 3, 3)), (1, 1), "<b>x</b>")')
+    assert not result.success  # no record: the section is the answer, in the text panel too
+    bundle = Panel(get_state(shell).last)._repr_mimebundle_()
+    html, text = bundle["text/html"], bundle["text/plain"]
+    assert "&lt;b&gt;x&lt;/b&gt;" in html and "<b>x</b>" not in html
+    assert "check: padding.upper() not in PaddingType" in text and "you called jax.lax.conv" in text
 
 
 def test_a_curated_record_folds_the_section_under_its_explanation():
     import jax.numpy as jnp
+    from jax import lax
 
-    from jaxerrs.kb.records import all_records
+    def diagnosed(fn):
+        try:
+            fn()
+        except Exception as e:  # noqa: BLE001
+            return jaxerrs.diagnose(e)
+        raise AssertionError("did not raise")
 
-    d = None
-    try:
-        jnp.pad(jnp.ones(3), 1, mode="reflekt")
-    except Exception as e:  # noqa: BLE001
-        d = jaxerrs.diagnose(e)
-    assert d is not None and d.check is not None
-    open_html = jaxerrs.render_html(d)
-    assert '<h4>Why it was raised</h4>' in open_html  # no record: the section is the answer, open
-    d.record = all_records()["tracer-bool-conversion"]  # under a record's explanation it folds
-    assert "<summary>Why it was raised</summary>" in jaxerrs.render_html(d)
+    d = diagnosed(lambda: lax.conv(jnp.ones((1, 1, 5, 5)), jnp.ones((1, 1, 3, 3)), (1, 1), "bogus"))
+    assert d.record is None and d.check is not None  # no record covers lax's padding-type lookup
+    assert '<h4>Why it was raised</h4>' in jaxerrs.render_html(d)  # no record: the section is the answer, open
+    d = diagnosed(lambda: jnp.pad(jnp.ones(3), 1, mode="reflekt"))
+    assert d.record is not None and d.record.id == "jnp-pad-unknown-mode" and d.check is not None
+    assert "<summary>Why it was raised</summary>" in jaxerrs.render_html(d)  # under a record's explanation it folds
 
 
 def _jaxerrs(*args, stdin: str | None = None):
@@ -207,16 +213,17 @@ def test_draft_gives_a_record_skeleton_that_loads_and_says_what_to_write(tmp_pat
     from jaxerrs.kb.verify import prose_checks
 
     cell = tmp_path / "cell.py"
-    cell.write_text('import jax.numpy as jnp\njnp.pad(jnp.ones(3), 1, mode="reflekt")\n')
-    p = _jaxerrs("draft", "-", "--cell", cell, stdin="NotImplementedError: Unimplemented padding mode 'reflekt' "
-                 "for np.pad.\n")
+    cell.write_text('import jax.numpy as jnp\nfrom jax import lax\n'
+                    'lax.conv(jnp.ones((1, 1, 5, 5)), jnp.ones((1, 1, 3, 3)), (1, 1), "bogus")\n')
+    p = _jaxerrs("draft", "-", "--cell", cell, stdin="RuntimeError: Unrecognized padding type: expected 'VALID', "
+                 "'SAME', or 'SAME_LOWER', got bogus.\n")
     assert p.returncode == 0, p.stderr
     rec = from_dict(tomllib.loads(p.stdout), "draft.toml")  # passes the form checks
     assert prose_checks(rec) == {"prose": "ok"}
-    assert rec.patterns == ["Unimplemented padding mode '{mode}' for np.pad."]
-    assert [(s.path, s.function) for s in rec.sites] == [("jax/_src/numpy/lax_numpy.py", "pad")]
+    assert rec.patterns == ["Unrecognized padding type: expected 'VALID', 'SAME', or 'SAME_LOWER', got {padding}."]
+    assert [(s.path, s.function) for s in rec.sites] == [("jax/_src/lax/lax.py", "padtype_to_pads")]
     assert rec.reproducer == rec.cases[0] == cell.read_text().strip()
-    assert "`mode` is not a key of `allowed_kwargs`" in rec.explanation
+    assert "`padding.upper()` is not a key of `PaddingType`" in rec.explanation  # the `except KeyError` lookup
     assert all(s.startswith("TO WRITE") for s in rec.solutions)
     curated = _jaxerrs("draft", "-", stdin="TypeError: Gradient only defined for scalar-output functions. "
                        "Output had shape: (3,).\n")
