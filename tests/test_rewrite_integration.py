@@ -261,3 +261,25 @@ def test_post_condition_rejects_an_edit_that_leaves_the_cause():
 def test_at_set_scope_and_safety(source, line, safety):
     rw = apply_rules(Context(source=source, line=line), ["at-set"])
     assert (rw.safety if rw else None) == safety, rw and rw.cell
+
+
+def test_nearest_accepted_value_reads_the_accepted_values_from_the_check_or_the_message():
+    """`precision=` lists its names in the message (no literal check to read): the nearest one replaces the
+    misspelled literal, labelled review; a value near none of them gets nothing."""
+    import jax.numpy as jnp
+
+    import jaxerrs
+    from jaxerrs.rewrite import rewrite_for
+
+    def fixed(value: str):
+        cell = f'import jax.numpy as jnp\na = jnp.ones((2, 3))\nc = jnp.dot(a, a.T, precision="{value}")\n'
+        try:
+            jnp.dot(jnp.ones((2, 3)), jnp.ones((3, 2)), precision=value)
+        except ValueError as e:
+            return rewrite_for(jaxerrs.diagnose(e), cell, 3, e)
+        raise AssertionError("did not raise")
+
+    rw = fixed("highets")
+    assert rw is not None and rw.rule == "nearest-accepted-value" and rw.safety == "review"
+    assert 'precision="highest"' in rw.cell and "'highets' to 'highest'" in rw.summary
+    assert fixed("zzzz") is None

@@ -1813,4 +1813,59 @@ CASES = [
         best = jnp.argmax(jnp.asarray(scores))
         """,
     ),
+    # nearest-accepted-value: a misspelled option string, respelled as the accepted value nearest to it
+    case(
+        "pad-mode-typo-in-jitted-conv", "jnp-pad-unknown-mode", setup=SETUP,
+        cell="""
+        @jax.jit
+        def smooth(signal):
+            padded = jnp.pad(signal, 1, mode="reflekt")
+            return (padded[:-2] + padded[1:-1] + padded[2:]) / 3
+
+        out = smooth(jnp.array([1.0, 2.0, 4.0, 8.0]))
+        """,
+        check="""
+        p = np.pad(np.array([1.0, 2.0, 4.0, 8.0]), 1, mode="reflect")
+        np.testing.assert_allclose(np.asarray(out), (p[:-2] + p[1:-1] + p[2:]) / 3, rtol=1e-6)
+        """,
+        wrong_fix="""
+        @jax.jit
+        def smooth(signal):
+            padded = jnp.pad(signal, 1, mode="constant")
+            return (padded[:-2] + padded[1:-1] + padded[2:]) / 3
+
+        out = smooth(jnp.array([1.0, 2.0, 4.0, 8.0]))
+        """,
+    ),
+    case(
+        "pad-mode-constant-at-the-top", "jnp-pad-unknown-mode", setup=SETUP,
+        cell="""
+        PAD_MODE = "symetric"  # as in the config
+        image = jnp.arange(6.0).reshape(2, 3)
+        padded = jnp.pad(image, ((1, 1), (2, 2)), mode=PAD_MODE)
+        """,
+        check="""
+        np.testing.assert_allclose(np.asarray(padded), np.pad(np.arange(6.0).reshape(2, 3), ((1, 1), (2, 2)),
+                                                              mode="symmetric"))
+        """,
+        wrong_fix="""
+        PAD_MODE = "edge"
+        image = jnp.arange(6.0).reshape(2, 3)
+        padded = jnp.pad(image, ((1, 1), (2, 2)), mode=PAD_MODE)
+        """,
+    ),
+    case(
+        "pad-mode-computed-string", "jnp-pad-unknown-mode", setup=SETUP, offer="none",
+        cell="""
+        mode = "ref" + "lekt"
+        out = jnp.pad(jnp.ones(3), 1, mode=mode)
+        """,
+        check="""
+        np.testing.assert_allclose(np.asarray(out), np.pad(np.ones(3), 1, mode="reflect"))
+        """,
+        wrong_fix="""
+        mode = "constant"
+        out = jnp.pad(jnp.ones(3), 1, mode=mode)
+        """,
+    ),
 ]

@@ -47,6 +47,7 @@ class Context:
     locals: dict[str, Any] | None = None  # locals of the user's frame at the failing line
     label: str = ""
     ran: str = ""  # the cell that ran, when the failing code is defined in another (earlier) cell: "Cell In[5]"
+    check: dict[str, Any] | None = None  # why it was raised (the contract's ``check``: accepted values, nearest)
     _by_type: dict[Any, list[cst.CSTNode]] = field(default_factory=dict, repr=False)
 
     def derive(self, source: str, line: int | None = None) -> Context:
@@ -54,7 +55,7 @@ class Context:
         a fresh tree; ``line`` is the line to look at in it (None: no failing line)."""
         return Context(source=source, line=line, error_class=self.error_class, message=self.message,
                        values=self.values, record_id=self.record_id, exc=self.exc, namespace=self.namespace,
-                       locals=self.locals, label=self.label, ran=self.ran)
+                       locals=self.locals, label=self.label, ran=self.ran, check=self.check)
 
     # ------------------------------------------------------------------ the tree
 
@@ -396,7 +397,14 @@ def build_context(d: Diagnosis, source: str | None = None, line: int | None = No
         return None
     return Context(source=source, line=line, error_class=ev.exc_class, message=ev.message, values=dict(d.values),
                    record_id=d.record.id if d.record else "", exc=exc, namespace=namespace, locals=local,
-                   label=label, ran=ran)
+                   label=label, ran=ran, check=_check_of(d))
+
+
+def _check_of(d: Diagnosis) -> dict[str, Any] | None:
+    try:
+        return d.check
+    except Exception:  # noqa: BLE001 - a rule that needs the check goes without it
+        return None
 
 
 def _ran_from(frames: list[Any], uf: Any) -> str:
