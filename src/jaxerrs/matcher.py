@@ -210,12 +210,20 @@ FOREIGN_MESSAGES = (
 _NEXT_SENTENCE = re.compile(r"[.!?]\s+[A-Z]")
 
 
-def _foreign(message: str) -> bool:
+def _letters(template: str) -> int:
+    """Letters and digits of a template's literal text: how much of a message it pins down."""
+    return sum(ch.isalnum() for lit in templates.literals(template) for ch in lit)
+
+
+def _foreign(message: str, specific: int = 0) -> bool:
     """The message is one of Python's or NumPy's, with its values filled in (not a longer message that
-    starts with those words, as Flax's "… has no attribute "w". If "w" is defined in setup …")."""
+    starts with those words, as Flax's "… has no attribute "w". If "w" is defined in setup …").
+    ``specific``: the letters of the most specific JAX pattern that matched; one that spells more than
+    Python's words ("'Config' object has no attribute 'config'") says the values are JAX's own."""
     for t in FOREIGN_MESSAGES:
         m = templates.match(t, message)
-        if m is not None and not any(_NEXT_SENTENCE.search(v) for v in m.values.values()):
+        if (m is not None and _letters(t) >= specific
+                and not any(_NEXT_SENTENCE.search(v) for v in m.values.values())):
             return True
     return False
 
@@ -790,7 +798,8 @@ def _diagnose(ev: Evidence) -> Diagnosis:
         if not is_jax and rf is None and ev.source == "text" and not rec_hits:
             guessed = _guesses(ev, site)
             is_jax = bool(guessed) and _overlap(ev.match_text, guessed[0][0]) >= SEARCH_OVERLAP
-        is_jax = is_jax and not _foreign(ev.match_text)
+        specific = max((_letters(h.text) for h in rec_hits[:5] if h.pattern is not None and h.text), default=0)
+        is_jax = is_jax and not _foreign(ev.match_text, specific)
 
     if not is_jax and ev.source == "text" and (rf is None or rf.kind != "user") and not _foreign(ev.match_text):
         older = _other_release_wording(cat, ev)
