@@ -1867,5 +1867,17 @@ CASES = [
         mode = "constant"
         out = jnp.pad(jnp.ones(3), 1, mode=mode)
         """,
+    ),    # PyTorch's "replicate" looks like "reflect" but means NumPy's "edge": a translation, not a typo
+    case(
+        "pad-mode-pytorch-name", "jnp-pad-unknown-mode", setup=SETUP, offer="none",
+        cell="""
+        out = jnp.pad(jnp.array([1.0, 2.0, 4.0]), 1, mode="replicate")
+        """,
+        check="""
+        np.testing.assert_allclose(np.asarray(out), [1.0, 1.0, 2.0, 4.0, 4.0])
+        """,
+        wrong_fix="""
+        out = jnp.pad(jnp.array([1.0, 2.0, 4.0]), 1, mode="reflect")
+        """,
     ),
 ]

@@ -2,19 +2,22 @@
 
 The values a JAX function accepts come from the error itself: the literal collection the failing check
 tests (the ``check`` of "Why it was raised": ``mode not in allowed_kwargs``), or a list of strings the
-message spells out (``precision`` must be one of ``['highest', …]``). When one accepted value is clearly
-the nearest to the given string (difflib, as the panel's "did you mean"), every string literal of the
+message spells out (``precision`` must be one of ``['highest', …]``). When exactly one accepted value is
+a typo away from the given string (its case aside: at most one edit per eight letters, one at least,
+where an edit inserts, deletes, replaces or swaps two neighbouring letters), every string literal of the
 cell that spells the given value becomes that value. Always ``review``: the nearest spelling is a guess
 at what the user meant, and the summary says which value it picked.
 
+Stricter than the panel's "did you mean" (difflib's ratio), which may list ``reflect`` for PyTorch's
+``replicate``: a similar-looking name of another meaning is a hint to read, never a rewrite.
+
 Declined: no literal of the cell spells the value (it comes from a config, an argument, a computation),
-no accepted value is near enough, two are equally near, or the value is not a string.
+no accepted value is a typo away, two are, or the value is not a string.
 """
 
 from __future__ import annotations
 
 import ast
-import difflib
 
 import libcst as cst
 
@@ -22,7 +25,7 @@ from jaxerrs.rewrite import Edit
 from jaxerrs.rewrite.context import Context
 from jaxerrs.rewrite.rules import rule
 
-CUTOFF = 0.6  # difflib's ratio an accepted value must reach (the panel's "did you mean" uses the same)
+LETTERS_PER_EDIT = 8  # a value of n letters may be 1 + n // 8 edits from the given one
 MAX_LITERALS = 8
 
 
@@ -63,13 +66,27 @@ def _candidates(ctx: Context) -> list[tuple[str, list[str]]]:
     return out
 
 
+def _edits(a: str, b: str) -> int:
+    """Optimal string alignment distance: insertions, deletions, replacements, adjacent swaps."""
+    prev2: list[int] = []
+    prev = list(range(len(b) + 1))
+    for i in range(1, len(a) + 1):
+        cur = [i] + [0] * len(b)
+        for j in range(1, len(b) + 1):
+            cur[j] = min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] != b[j - 1]))
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                cur[j] = min(cur[j], prev2[j - 2] + 1)
+        prev2, prev = prev, cur
+    return prev[-1]
+
+
 def _nearest(given: str, accepted: list[str]) -> str | None:
-    """The one accepted value nearest to ``given``; None when none is near or two are equally near."""
-    scored = sorted(((difflib.SequenceMatcher(None, given.lower(), a.lower()).ratio(), a) for a in set(accepted)),
-                    reverse=True)
-    if not scored or scored[0][0] < CUTOFF or (len(scored) > 1 and scored[1][0] == scored[0][0]):
+    """The one accepted value a typo away from ``given``; None when none is, or two are equally near."""
+    near = sorted((d, a) for a in set(accepted)
+                  if (d := _edits(given.lower(), a.lower())) <= 1 + len(a) // LETTERS_PER_EDIT)
+    if not near or (len(near) > 1 and near[1][0] == near[0][0]):
         return None
-    return scored[0][1]
+    return near[0][1]
 
 
 @rule("nearest-accepted-value")
