@@ -1749,4 +1749,51 @@ HAS_AUX += [
     ),
 ]
 
-CASES = NON_SCALAR + INTEGER_INPUT + HAS_AUX + AUX_PAIR + LOOPS + CUSTOM_VJP + FWD_JVP + ARGNUMS + DEFVJP + NEGATIVE
+# grad of a callable whose body is not in the cell (a module object, a function of an earlier cell) with a
+# one-element output: squeezed in a wrapper that passes every argument on.
+ONE_ELEMENT = [
+    case(
+        "grad-callable-object-one-output", "grad-non-scalar-output", setup=SETUP + textwrap.dedent("""
+        class Net:
+            def __init__(self, w):
+                self.w = w
+
+            def __call__(self, x):
+                return jnp.tanh(self.w @ x)
+
+        net = Net(jnp.array([[0.5, -1.0, 0.2]]))
+        """),
+        cell="""
+        x0 = jnp.array([1.0, 2.0, 3.0])
+        slope = jax.grad(net)(x0)
+        """,
+        check="""
+        w = np.array([0.5, -1.0, 0.2])
+        z = w @ np.array([1.0, 2.0, 3.0])
+        np.testing.assert_allclose(np.asarray(slope), (1 - np.tanh(z) ** 2) * w, rtol=1e-5)
+        """,
+        wrong_fix="""
+        x0 = jnp.array([1.0, 2.0, 3.0])
+        slope = jax.grad(lambda x: jnp.sum(net(x)) / 3)(x0)
+        """,
+    ),
+    case(
+        "grad-earlier-function-argnums-one-output", "grad-non-scalar-output", setup=SETUP + textwrap.dedent("""
+        def energy(x, k):
+            return 0.5 * k * jnp.sum(x ** 2, keepdims=True)
+        """),
+        cell="""
+        x = jnp.array([1.0, -2.0])
+        dE_dk = jax.grad(energy, argnums=1)(x, 3.0)
+        """,
+        check="""
+        np.testing.assert_allclose(float(dE_dk), 2.5, rtol=1e-6)
+        """,
+        wrong_fix="""
+        x = jnp.array([1.0, -2.0])
+        dE_dk = jax.grad(lambda x, k: jnp.squeeze(energy(x, k)))(x, 3.0)
+        """,
+    ),
+]
+
+CASES = NON_SCALAR + ONE_ELEMENT + INTEGER_INPUT + HAS_AUX + AUX_PAIR + LOOPS + CUSTOM_VJP + FWD_JVP + ARGNUMS + DEFVJP + NEGATIVE

@@ -151,6 +151,19 @@ def grad_non_scalar(ctx: Context) -> Edit | None:
         else:
             summary = f"{label} now returns its single value as a 0-d array instead of shape {shape}; value unchanged."
         return Edit(_edit(ctx, pairs, imports=[imp]), "review", summary)
+    if fn is None and size == 1 and not has_aux and not _LOSSY.search(name):
+        # A callable whose body is not in the cell (a module object, a library function) with a one-element
+        # output: squeezed in a wrapper with the same arguments, so argnums still index the same ones.
+        squeeze, imp = _ref(ctx, "jax.numpy.squeeze")
+        target = ctx.code(fn_arg[0].value)
+        callee = target if isinstance(fn_arg[0].value, (cst.Name, cst.Attribute, cst.Call, cst.Subscript)) \
+            else f"({target})"
+        wrapper = cst.parse_expression(f"lambda *args, **kwargs: {ctx.module.code_for_node(squeeze)}"
+                                       f"({callee}(*args, **kwargs))")
+        new_make = use.make.with_changes(args=[use.make.args[0].with_changes(value=wrapper), *use.make.args[1:]])
+        return Edit(_edit(ctx, [(use.make, new_make)], imports=[imp]), "review",
+                    f"`{target}`'s single output is squeezed to a 0-d array (it had shape {shape}) inside the "
+                    f"{use.kind}; value unchanged.")
     if _LOSSY.search(name):
         return None  # a loss defined elsewhere: its return is not in this cell
     if use.wrappers or use.kind not in ("grad", "value_and_grad"):
