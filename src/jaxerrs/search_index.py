@@ -11,7 +11,8 @@ A query word found in a record's title, id or tags counts once more (the body sa
 record about a word and one that merely mentions it often would score alike); a query word pair found side
 by side in a record's title, id, tags or patterns adds a phrase bonus; records that many others list as
 related, and those users hit most in public threads (kb/frequency.txt), win close calls; a query that
-quotes the start of a record's message ("Unknown backend gpu") favours that record. Curated records
+quotes the start of a record's message ("Unknown backend gpu") favours that record, and a short query
+that holds every word of a record's message favours it a little over records whose messages need more. Curated records
 rank above bare sites. Relevance is measured on two sets, the
 records' words and users' words (tests/search_relevance*.py, tests/search_metrics.py).
 """
@@ -239,6 +240,7 @@ class Index:
         freq = frequency()
         top_freq = math.log1p(max(freq.values(), default=1))
         self.record_words: Counter[str] = Counter()
+        self.message_words: dict[str, list[frozenset[str]]] = {}  # record id -> its messages' words (lazily)
         for rec in records.values():
             tf: Counter[str] = Counter()
             for name, weight in _FIELDS:
@@ -437,6 +439,32 @@ def _api_bonus(query: str, scores: dict[int, float], idx: Index) -> None:
             scores[i] *= 1 + API_BONUS
 
 
+WHOLE = 0.05  # a record one of whose messages has all its words in a short query: score times 1 + WHOLE
+WHOLE_MAX_WORDS = 30  # longer queries (pasted tracebacks) hold every word of many messages
+WHOLE_MIN_WORDS = 3  # a message of fewer words says too little to tell records apart
+
+
+def _whole_message_bonus(query: str, scores: dict[int, float], idx: Index) -> None:
+    """Of two records whose messages start alike ("Incompatible shapes for broadcasting: shapes=..." and
+    "... : {x} and requested shape {y}"), the one whose every message word the user wrote fits better
+    than the one that needs words the user did not write (a tie-break: WHOLE is small)."""
+    from jaxerrs.kb.records import find
+
+    q = set(words(query))
+    if not q or len(q) > WHOLE_MAX_WORDS:
+        return
+    for i in list(scores):
+        d = idx.docs[i]
+        if d.kind != "record":
+            continue
+        if d.id not in idx.message_words:
+            rec = find(d.id)
+            idx.message_words[d.id] = [ws for p in (rec.all_patterns if rec else [])
+                                       if len(ws := frozenset(words(_HOLE.sub(" ", p)))) >= WHOLE_MIN_WORDS]
+        if any(ws <= q for ws in idx.message_words[d.id]):
+            scores[i] *= 1 + WHOLE
+
+
 def _quoted_message_bonus(query: str, scores: dict[int, float], idx: Index) -> None:
     """Users quote the start of a message in a title ("Unknown backend gpu", "Incompatible shapes for
     broadcasting error"): a record whose pattern, or a raise site whose template, starts with that much of
@@ -523,6 +551,7 @@ def search(query: str, limit: int = 10, tags: list[str] | None = None, error_cla
     if PREFIX:
         _quoted_message_bonus(query, scores, idx)
     _api_bonus(query, scores, idx)
+    _whole_message_bonus(query, scores, idx)
     top = max(scores.values(), default=0.0)
     ranked = sorted(((i, s) for i, s in scores.items() if s >= 0.15 * top), key=lambda kv: -kv[1])
     records: list[Hit] = []
