@@ -47,7 +47,7 @@ def test_relevance_mrr_and_top1():
 
 
 USERS = search_relevance_users.CASES
-USERS_TARGET = 0.9  # issue #9: MRR >= 0.9 on users' own words (0.910 when last measured; held-out half 0.901)
+USERS_TARGET = 0.9  # issue #9: MRR >= 0.9 on users' own words (0.901 when last measured; held-out half 0.889)
 
 
 def test_users_relevance_set_is_well_formed():
