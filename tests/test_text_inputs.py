@@ -97,6 +97,38 @@ def test_stdlib_and_library_sources_are_never_the_users_frame():
     assert d.confidence < 0.5
 
 
+def _traceback_of(fn) -> str:
+    import traceback
+
+    try:
+        fn()
+    except Exception:
+        return traceback.format_exc()
+    raise AssertionError("no error")
+
+
+@pytest.mark.parametrize("fn", [
+    lambda: __import__("jax").tree.map(lambda a, b: a, {"a": 1}, [1]),     # a message of several lines
+    lambda: __import__("jax").jit(lambda x: x[x > 0])(__import__("jax.numpy").numpy.ones(3)),
+], ids=["tree-map-mismatch", "boolean-index-under-jit"])
+def test_a_paste_that_starts_inside_the_innermost_frame_header_keeps_that_frame(fn):
+    """Users paste from the innermost frame on and lose its start (`packages/jax/_src/tree_util.py", line
+    398, in tree_map`): that first line is still JAX's frame, so the text reads as the whole traceback does."""
+    whole = _traceback_of(fn)
+    lines = whole.splitlines()
+    last = max(i for i, ln in enumerate(lines) if ln.lstrip().startswith('File "'))
+    tail = "\n".join(lines[last:])
+    cut = tail[tail.index("/jax/") - len("packages"):]
+    assert cut.startswith('packages/jax/') and '", line ' in cut.splitlines()[0]
+    a, b = jaxerrs.diagnose_text(whole), jaxerrs.diagnose_text(cut)
+    assert b.is_jax and b.record is not None and b.record.id == a.record.id
+    assert b.evidence.raise_frame is not None and b.evidence.raise_frame.kind == "jax"
+    assert b.evidence.raise_frame.function == a.evidence.raise_frame.function
+    assert b.site is not None and b.site.function == a.site.function
+    # Only the text's first line may be such a fragment: further down it is a line of the message.
+    assert jaxerrs.diagnose_text("ValueError: bad\n" + cut).evidence.raise_frame is None
+
+
 def test_older_ipython_frames_keep_their_name_and_read_the_arrow_line():
     text = ("ValueError                                Traceback (most recent call last)\n"
             "<ipython-input-27-144a56eb5cb3> in <module>()\n----> 1 f(jnp.arange(12))\n\n"

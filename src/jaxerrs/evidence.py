@@ -331,6 +331,8 @@ def _jax_version() -> str | None:
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07")
 _PLAIN_FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+)(?:, in (?P<func>.+?))?\s*$')
 _IPY_FRAME = re.compile(r"^\s*File (?P<file>\S.*?):(?P<line>\d+)(?:, in (?P<func>[^\s(]+)(?:\(.*)?)?\s*$")
+# A paste that starts inside a frame's header, its `  File "` cut off: only ever a text's first line.
+_CUT_FRAME = re.compile(r'^\s*(?P<file>[^"\s]+\.py)", line (?P<line>\d+)(?:, in (?P<func>.+?))?\s*$')
 _IPY_CELL = re.compile(r"^\s*(?:Cell (?P<cell>In ?\[\d*\]), line (?P<line>\d+)|Input (?P<cell2>In ?\[\s*\d*\]), in .*)")
 _IPY_OLD = re.compile(r"^(?P<file>\S+?\.py|<ipython-input-[^>]+>) in (?P<func>[^\s(]+)\(")
 _EXC_LINE = re.compile(
@@ -481,10 +483,11 @@ def _jax_log_message(lines: list[str]) -> tuple[str, str] | None:
 
 def _parse_frames(lines: list[str]) -> list[Frame]:
     frames: list[Frame] = []
+    first = next((i for i, ln in enumerate(lines) if ln.strip()), -1)
     for i, ln in enumerate(lines):
         file = func = None
         lineno = 0
-        m = _PLAIN_FRAME.match(ln) or _IPY_FRAME.match(ln)
+        m = _PLAIN_FRAME.match(ln) or _IPY_FRAME.match(ln) or (_CUT_FRAME.match(ln) if i == first else None)
         if m:
             file, lineno, func = m.group("file"), int(m.group("line")), m.group("func") or "?"
         else:
