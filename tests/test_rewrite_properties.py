@@ -792,6 +792,36 @@ def test_vmap_in_axes_single_tuple_and_container_type(cells, seed):
 
 
 @pytest.mark.parametrize("seed", SEEDS)
+def test_vmap_in_axes_uniform_entry_for_another_container(cells, seed):
+    """A tuple or list of one axis written for a dict argument: every leaf gets that axis, as vmap means it."""
+    rng = np.random.RandomState(seed)
+    b, d = rng.randint(2, 5), rng.randint(1, 4)
+    xs, w, c = (rng.randn(b, d).astype(np.float32), rng.randn(d).astype(np.float32),
+                rng.randn(d).astype(np.float32))
+    data = {"xs": xs, "w": w, "c": c}
+    entry = "(None, None)" if rng.rand() < 0.5 else "[None, None]"
+    cell = ('params = {"w": jnp.asarray(w), "c": jnp.asarray(c)}\n\n'
+            'def layer(p, x):\n    return jnp.tanh(x * p["w"]) + p["c"]\n\n'
+            f"ys = jax.vmap(layer, in_axes=({entry}, 0))(params, xs)\n")
+    fixed = cells.fixed(cell, "vmap-in-axes", data=data)
+    close(cells.run(fixed, data=data)["ys"], _per_example(lambda x, w_, c_: np.tanh(x * w_) + c_, [xs], [w, c], b))
+    # every leaf mapped: one ensemble member per example
+    ws, cs = rng.randn(b, d).astype(np.float32), rng.randn(b, d).astype(np.float32)
+    data = {"xs": xs, "ws": ws, "cs": cs}
+    cell = ('ensemble = {"w": jnp.asarray(ws), "c": jnp.asarray(cs)}\n\n'
+            'def layer(p, x):\n    return jnp.tanh(x * p["w"]) + p["c"]\n\n'
+            "ys = jax.vmap(layer, in_axes=((0, 0), 0))(ensemble, xs)\n")
+    fixed = cells.fixed(cell, "vmap-in-axes", data=data)
+    close(cells.run(fixed, data=data)["ys"], np.tanh(xs * ws) + cs)
+
+
+def test_vmap_in_axes_uniform_entry_of_another_count_is_review(cells):
+    cells.not_safe('p = {"w": jnp.ones(3), "b": jnp.zeros(3), "s": jnp.ones(())}\n\n'
+                   'def f(p, x):\n    return x * p["w"] + p["b"] * p["s"]\n\n'
+                   "out = jax.vmap(f, in_axes=((None, None), 0))(p, jnp.ones((4, 3)))\n")
+
+
+@pytest.mark.parametrize("seed", SEEDS)
 def test_branch_dtype_literal_same_values_as_python_if(cells, seed):
     rng = np.random.RandomState(seed)
     for _ in range(3):

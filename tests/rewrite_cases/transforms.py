@@ -261,6 +261,57 @@ CASES = [
         outs = jax.vmap(lambda w: linear({"w": w, "b": 0.0}, 10.0))(ensemble["w"])
         """,
     ),
+    case(
+        "vmap-tuple-of-none-for-dict-params", "vmap-in-axes-not-tree-prefix", setup=SETUP,
+        cell="""
+        params = {"w": jnp.array([0.5, -1.0, 2.0]), "b": jnp.array(0.25)}
+
+        def logit(params, x):
+            return x @ params["w"] + params["b"]   # shared weights, one example
+
+        xs = jnp.arange(12.0).reshape(4, 3) / 4
+        logits = jax.vmap(logit, in_axes=((None, None), 0))(params, xs)
+        """,
+        check="""
+        ref = (np.arange(12.0).reshape(4, 3) / 4) @ np.array([0.5, -1.0, 2.0]) + 0.25
+        np.testing.assert_allclose(np.asarray(logits), ref, rtol=1e-6)
+        """,
+        wrong_fix="""
+        params = {"w": jnp.array([0.5, -1.0, 2.0]), "b": jnp.array(0.25)}
+
+        def logit(params, x):
+            return x @ params["w"] + params["b"]   # shared weights, one example
+
+        xs = jnp.arange(12.0).reshape(4, 3) / 4
+        logits = jax.vmap(logit, in_axes=(None, 0))({"w": params["w"], "b": 0.0}, xs)
+        """,
+    ),
+    case(
+        "vmap-list-of-zero-for-dict-ensemble-three-keys", "vmap-in-axes-not-tree-prefix", setup=SETUP, offer="review",
+        cell="""
+        members = {"w": jnp.arange(6.0).reshape(2, 3), "b": jnp.array([[0.0], [1.0]]), "t": jnp.array([1.0, 2.0])}
+
+        def member_out(m, x):
+            return (x * m["w"] + m["b"]) / m["t"]
+
+        x = jnp.ones(3)
+        outs = jax.vmap(member_out, in_axes=([0, 0], None))(members, x)
+        """,
+        check="""
+        w = np.arange(6.0).reshape(2, 3)
+        ref = (w + np.array([[0.0], [1.0]])) / np.array([1.0, 2.0])[:, None]
+        np.testing.assert_allclose(np.asarray(outs), ref, rtol=1e-6)
+        """,
+        wrong_fix="""
+        members = {"w": jnp.arange(6.0).reshape(2, 3), "b": jnp.array([[0.0], [1.0]]), "t": jnp.array([1.0, 2.0])}
+
+        def member_out(m, x):
+            return (x * m["w"] + m["b"]) / m["t"]
+
+        x = jnp.ones(3)
+        outs = jax.vmap(member_out, in_axes=(0, None))({"w": members["w"], "b": members["b"], "t": jnp.ones(2)}, x)
+        """,
+    ),
     # ------------------------------------------------------------------ vmap: inconsistent sizes
     case(
         "vmap-shared-weights-default-axes", "vmap-inconsistent-sizes", setup=SETUP,

@@ -39,7 +39,9 @@ def vmap_in_axes(ctx: Context) -> Edit | None:
     Keyword arguments that ``in_axes`` counts as positional are passed positionally (safe); a single
     tuple argument gets its axes wrapped as one entry, ``((0, None),)``; extra arguments are given
     ``None`` when the live values show they lack the batch axis (review); a list in ``in_axes`` where the
-    argument is a tuple becomes a tuple (safe); a dict missing keys of the argument gets them.
+    argument is a tuple becomes a tuple (safe); a dict missing keys of the argument gets them; a container
+    whose entries all say the same, written for an argument of another container type, becomes that one
+    value (safe with one entry per child of the argument, see ``_uniform_entry``).
 
     Why the safe ones compute what ``in_axes`` says (one call of the function per example, the entry's
     axis sliced, a ``None`` entry shared): passing ``w=w`` as the parameter's own position binds the same
@@ -159,6 +161,8 @@ def _in_axes_prefix(ctx: Context, call: cst.Call, vm: _Vmap) -> Edit | None:
                     f"The `in_axes` entry `{cell.code(node)}` is written as a {types.group(2)}, the container type "
                     f"of the argument it describes{vm.where()} (pytree prefixes must match container types).",
                     where=vm.home)
+    if types and types.group(1) in ("tuple", "list", "dict") and types.group(1) != types.group(2):
+        return _uniform_entry(ctx, call, vm, node, path, types.group(2))
     keys = re.search(r"with \d+ child keys\s+(.*?)\s+but at the same key path the full pytree has a subtree of the "
                      r"same type but with \d+ child keys", ctx.message, re.S)
     lengths = re.search(r"subtree of type (?:tuple|list) of length \d+, but the full pytree has a subtree of the same "
@@ -166,6 +170,63 @@ def _in_axes_prefix(ctx: Context, call: cst.Call, vm: _Vmap) -> Edit | None:
     if (keys and isinstance(node, cst.Dict)) or (lengths and isinstance(node, (cst.Tuple, cst.List))):
         return _pad_axes(ctx, call, vm, node, path)
     return None
+
+
+def _uniform_entry(ctx: Context, call: cst.Call, vm: _Vmap, node: cst.BaseExpression, path: list[Any],
+                   full: str) -> Edit | None:
+    """An ``in_axes`` container written for an argument of another container type (a tuple of ``None`` for a
+    dict of parameters) whose entries all say the same (every one ``None``, or every one the same axis): the
+    entry becomes that one value, which ``in_axes`` applies to every leaf of the argument.
+
+    Safe when the container has one entry per child of the argument (the live value at the key path): each
+    child then gets exactly the axis written for it, in whatever order the entries were meant. With another
+    count, the children the entries did not name get the same axis too: review.
+    """
+    axes = _axes_value(node)
+    leaves = _leaves(axes)
+    if leaves is None or not leaves or len(set(map(repr, leaves))) != 1:
+        return None
+    value = leaves[0]
+    if value is not None and not isinstance(value, int):
+        return None
+    positional = positional_args(call)
+    if positional is None or not path or not isinstance(path[0], int) or path[0] >= len(positional):
+        return None
+    v = live_value(ctx, positional[path[0]].value, numbers=True)
+    for key in path[1:]:
+        v = v[key] if isinstance(v, (dict, list, tuple)) and v is not MISSING else MISSING
+    if v is MISSING or type(v).__name__ != full or not isinstance(v, (dict, list, tuple)):
+        return None
+    cell = vm.cell(ctx)
+    same = isinstance(axes, (tuple, list, dict)) and len(axes) == len(v) and len(leaves) == len(axes)
+    what = "shared, not mapped" if value is None else f"mapped over axis {value}"
+    summary = (f"The `in_axes` entry `{cell.code(node)}`, a {type(axes).__name__} where the argument is a {full}, "
+               f"is written `{value!r}`{vm.where()}: one entry applies to every leaf, so every part of the {full} "
+               f"is {what}, as each entry said")
+    if same:
+        return Edit(cell.replace(node, cst.parse_expression(repr(value))), "safe", summary + ".", where=vm.home)
+    return Edit(cell.replace(node, cst.parse_expression(repr(value))), "review",
+                summary + f"; the {full} has {len(v)} entries where {len(leaves)} were written: check that all of "
+                "them are meant to be treated alike.", where=vm.home)
+
+
+def _leaves(axes: Any) -> list[Any] | None:
+    """The leaves of an ``in_axes`` value (None and ints), or None when it is not a plain container of them."""
+    if axes is None or isinstance(axes, int):
+        return [axes]
+    if isinstance(axes, (tuple, list)):
+        items = list(axes)
+    elif isinstance(axes, dict):
+        items = list(axes.values())
+    else:
+        return None
+    out: list[Any] = []
+    for item in items:
+        got = _leaves(item)
+        if got is None:
+            return None
+        out += got
+    return out
 
 
 def _pad_axes(ctx: Context, call: cst.Call, vm: _Vmap, node: cst.Dict | cst.Tuple | cst.List,
