@@ -1371,6 +1371,51 @@ ECOSYSTEM = [
         batch = jnp.ones((8, 4))
         """,
     ),
+    # ---------------------------------------------------------------- one mesh axis on two dimensions of a spec
+    case(
+        "spec-same-axis-both-dims-of-weight", "partitionspec-duplicate-mesh-axis", setup=SETUP,
+        cell="""
+        from jax.sharding import NamedSharding, PartitionSpec as P
+
+        mesh = jax.make_mesh((2, 2), ("data", "model"))
+        w = jax.device_put(jnp.arange(16.0).reshape(4, 4), NamedSharding(mesh, P("model", "model")))
+        x = jax.device_put(jnp.ones((8, 4)), NamedSharding(mesh, P("data", None)))
+        y = jax.jit(lambda x, w: jnp.tanh(x @ w / 10))(x, w)
+        """,
+        check="""
+        np.testing.assert_allclose(np.asarray(y), np.tanh(np.ones((8, 4)) @ np.arange(16.0).reshape(4, 4) / 10),
+                                   rtol=1e-6)
+        assert "model" in tuple(w.sharding.spec) and len(w.sharding.device_set) == 4
+        """,
+        wrong_fix="""
+        from jax.sharding import NamedSharding, PartitionSpec as P
+
+        mesh = jax.make_mesh((2, 2), ("data", "model"))
+        w = jax.device_put(jnp.arange(16.0).reshape(4, 4), NamedSharding(mesh, P(None, None)))
+        x = jax.device_put(jnp.ones((8, 4)), NamedSharding(mesh, P("data", None)))
+        y = jax.jit(lambda x, w: jnp.tanh(x @ w / 10))(x, w)
+        """,
+    ),
+    case(
+        "spec-same-axis-twice-in-shard-map", "partitionspec-duplicate-mesh-axis", setup=SETUP, offer="none",
+        cell="""
+        from jax.sharding import NamedSharding, PartitionSpec as P
+
+        mesh = jax.make_mesh((2, 2), ("x", "y"))
+
+        def blockwise(a):
+            return a * 2
+
+        a = jax.device_put(jnp.ones((4, 4)), NamedSharding(mesh, P("x", "x")))
+        out = jax.shard_map(blockwise, mesh=mesh, in_specs=P("x", "y"), out_specs=P("x", "y"))(a)
+        """,
+        check="""
+        np.testing.assert_allclose(np.asarray(out), 2 * np.ones((4, 4)))
+        """,
+        wrong_fix="""
+        out = jnp.ones((4, 4))
+        """,
+    ),
     case(
         "shard-map-spec-and-psum-old-axis-name", "shard-map-out-specs-non-manual-axis", setup=SETUP,
         cell="""

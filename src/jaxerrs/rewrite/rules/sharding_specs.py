@@ -185,3 +185,51 @@ def spec_axis_name(ctx: Context) -> Edit | None:
     return Edit(ctx.replace_many(pairs), "review",
                 f"{'; '.join(parts)}; check that this is the layout you meant (the mesh's axes: {', '.join(axes)}).",
                 cause=found.key)
+
+
+# ---------------------------------------------------------------------------- one axis on two dimensions
+
+_PER_SHARD = ("shard_map", "smap", "pmap", "xmap")
+
+
+def detect_duplicate_axes(ctx: Context, key: Any) -> Found | None:
+    """The axis-name literals of the cell's specs that repeat an axis an earlier dimension of the same spec
+    already names. A repeat inside a tuple of axes is not fixable; nor is any of them in a cell that maps a
+    function per shard (``shard_map``, ``pmap``): there a spec sets the shapes the function sees."""
+    found = Found(("duplicate-spec-axis",))
+    per_shard = any(n.value in _PER_SHARD for n in ctx.nodes(cst.Name)) or any(  # type: ignore[attr-defined]
+        a.attr.value in _PER_SHARD for a in ctx.nodes(cst.Attribute))  # type: ignore[attr-defined]
+    for call in ctx.nodes(cst.Call):
+        if not (isinstance(call, cst.Call) and _is_spec(ctx, call)):
+            continue
+        seen: set[str] = set()
+        for dim in _spec_strings(call):
+            later = []
+            for s in dim:
+                v = _value(s)
+                if isinstance(v, str) and v in seen:
+                    later.append(s)
+            for s in later:
+                ok = not per_shard and len(dim) == 1 and not _in_tuple(ctx, s)
+                (found.fixable if ok else found.unfixable).append(s)
+            seen |= {v for v in map(_value, dim) if isinstance(v, str)}
+    return found if found else None
+
+
+@rule("spec-duplicate-axis", detect=detect_duplicate_axes)
+def spec_duplicate_axis(ctx: Context) -> Edit | None:
+    """A mesh axis a ``PartitionSpec`` names for two dimensions keeps the first; each later dimension that
+    names it alone is not split (None), in every spec of the cell.
+
+    Review: which dimension is split is a layout choice. Outside per-shard functions (refused in a cell with
+    ``shard_map`` or ``pmap``) a sharding changes where values live, not the values computed.
+    """
+    found = detect_duplicate_axes(ctx, None)
+    if not found or found.unfixable:
+        return None
+    axes = sorted({str(_value(s)) for s in found.fixable})
+    names = ", ".join(f"'{a}'" for a in axes)
+    return Edit(ctx.replace_many([(s, cst.Name("None")) for s in found.fixable]), "review",
+                f"Each spec keeps {names} on the first dimension that names it; the later dimension is not split "
+                f"(None); check that this is the dimension you meant to split over {names} (the layout changes, "
+                "the values do not).", cause=found.key)
