@@ -1103,6 +1103,74 @@ CASES = [
     ),
     # ------------------------------------------------------------------ concretization-nonzero-size
     case(
+        "count-active-len-nonzero-jit", "concretization-nonzero-size", setup=SETUP,
+        cell="""
+        @jax.jit
+        def active_fraction(mask):
+            n_active = len(jnp.nonzero(mask)[0])
+            return n_active / mask.size
+
+        mask = jnp.array([0.0, 1.0, 2.0, 0.0, 3.0]) > 0.5
+        frac = active_fraction(mask)
+        """,
+        check="""
+        assert abs(float(frac) - 3 / 5) < 1e-6, frac
+        assert abs(float(active_fraction(jnp.zeros(4, bool)))) < 1e-6
+        """,
+        wrong_fix="""
+        @jax.jit
+        def active_fraction(mask):
+            n_active = len(jnp.nonzero(mask, size=mask.size)[0])
+            return n_active / mask.size
+
+        mask = jnp.array([0.0, 1.0, 2.0, 0.0, 3.0]) > 0.5
+        frac = active_fraction(mask)
+        """,
+    ),
+    case(
+        "count-classes-unique-shape-jit", "concretization-unique-size", setup=SETUP, offer="review",
+        cell="""
+        @jax.jit
+        def n_classes_seen(labels):
+            return jnp.unique(labels).shape[0]
+
+        labels = jnp.array([[2, 7, 2], [7, 7, 0]])
+        seen = n_classes_seen(labels)
+        """,
+        check="""
+        assert int(seen) == len(set(np.array([[2, 7, 2], [7, 7, 0]]).ravel().tolist())), seen
+        assert int(n_classes_seen(jnp.array([4, 4, 4]))) == 1
+        """,
+        wrong_fix="""
+        @jax.jit
+        def n_classes_seen(labels):
+            return jnp.unique(labels, size=labels.size).shape[0]
+
+        labels = jnp.array([[2, 7, 2], [7, 7, 0]])
+        seen = n_classes_seen(labels)
+        """,
+    ),
+    case(
+        "count-distinct-floats-unique-size-jit", "concretization-unique-size", setup=SETUP, offer="none",
+        cell="""
+        @jax.jit
+        def n_levels(x):
+            return jnp.unique(x).size
+
+        levels = n_levels(jnp.array([0.5, jnp.nan, 0.5, jnp.nan, 2.0]))
+        """,
+        check="""
+        assert int(levels) == 3, levels
+        """,
+        wrong_fix="""
+        @jax.jit
+        def n_levels(x):
+            return jnp.unique(x, size=x.size).size
+
+        levels = n_levels(jnp.array([0.5, jnp.nan, 0.5, jnp.nan, 2.0]))
+        """,
+    ),
+    case(
         "active-ids-nonzero", "concretization-nonzero-size", setup=SETUP_DATA,
         cell="""
         @jax.jit

@@ -27,6 +27,7 @@ from jaxerrs.rewrite.rules.static_shapes.common import (
     _arg_for,
     _call_sites,
     _jnp_name,
+    _lookup,
     _names_in,
     _prod,
     _py_value,
@@ -64,6 +65,9 @@ def size_argument(ctx: Context) -> Edit | None:
         return None
     call, name = cands[0]
     arg = call.args[0].value
+    counted = _count_of(ctx, call, name)
+    if counted is not None:
+        return counted
     shape = _shape(ctx, arg)
     if shape is None or not _result_is_values(ctx, call, stmt):
         return None
@@ -95,6 +99,79 @@ def size_argument(ctx: Context) -> Edit | None:
     return Edit(ctx.replace(call, new), "review",
                 f"`jnp.{name}` now returns exactly `{size_code}` entries, padded with {pad}: check that the "
                 f"code using the result ignores the padding.")
+
+
+def _length_read(ctx: Context, node: cst.CSTNode) -> cst.BaseExpression | None:
+    """The expression that reads the length of ``node``'s result and nothing else of it: ``r.size``,
+    ``r.shape[0]``, ``len(r)``; None for any other use."""
+    p = ctx.parent(node)
+    if isinstance(p, cst.Attribute) and p.value is node and p.attr.value == "size":
+        return p
+    if isinstance(p, cst.Attribute) and p.value is node and p.attr.value == "shape":
+        sub = ctx.parent(p)
+        if (isinstance(sub, cst.Subscript) and len(sub.slice) == 1 and isinstance(sub.slice[0].slice, cst.Index)
+                and isinstance(sub.slice[0].slice.value, cst.Integer) and sub.slice[0].slice.value.value == "0"):
+            return sub
+        return None
+    if isinstance(p, cst.Arg) and p.keyword is None:
+        call = ctx.parent(p)
+        if isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value == "len" and len(
+                call.args) == 1 and not (ctx.namespace and "len" in ctx.namespace):
+            return call
+    return None
+
+
+def _first_of(ctx: Context, call: cst.Call) -> cst.CSTNode | None:
+    """``call[0]`` when ``call``'s result is indexed by 0 (the row indices ``nonzero`` returns), else None."""
+    sub = ctx.parent(call)
+    if (isinstance(sub, cst.Subscript) and sub.value is call and len(sub.slice) == 1
+            and isinstance(sub.slice[0].slice, cst.Index) and isinstance(sub.slice[0].slice.value, cst.Integer)
+            and sub.slice[0].slice.value.value == "0"):
+        return sub
+    return None
+
+
+def _count_of(ctx: Context, call: cst.Call, name: str) -> Edit | None:
+    """Where only the number of entries of a data-dependent-size result is read (``jnp.unique(t).size``,
+    ``len(jnp.nonzero(m)[0])``, ``jnp.argwhere(m).shape[0]``), that number is computed as an array, with no
+    array of unknown size: ``jnp.count_nonzero(x)`` for the nonzero family, and for ``unique`` one plus the
+    number of places where the sorted values change, for integer and boolean arrays (the live dtype; a float's
+    NaNs and infinities would not count as ``jnp.unique`` counts them).
+
+    Review: the count is the same number for every input, but it is now a JAX array, not a Python int, so
+    Python code that branches on it or builds a shape from it would need a concrete value again.
+    """
+    if len(call.args) != 1 or call.args[0].keyword is not None:
+        return None
+    arg = call.args[0].value
+    if name in ("nonzero", "where"):
+        first = _first_of(ctx, call)
+        read = _length_read(ctx, first) if first is not None else None
+    else:
+        read = _length_read(ctx, call)
+        if name == "argwhere" and isinstance(read, cst.Attribute):  # .size of argwhere: count * ndim
+            return None
+    if read is None:
+        return None
+    jnp = ctx.code(call.func).rsplit(".", 1)[0] if isinstance(call.func, cst.Attribute) else None
+    if not jnp:
+        return None
+    x = ctx.code(arg)
+    if name == "unique":
+        if not isinstance(arg, cst.Name):
+            return None  # the argument is read twice: it must be a plain name
+        kind = getattr(getattr(_lookup(ctx, arg.value), "dtype", None), "kind", "")
+        if kind not in ("b", "i", "u"):
+            return None  # floats: NaNs and infinities need more than a difference of sorted values
+        code = f"(({x}.size > 0) + {jnp}.count_nonzero({jnp}.diff({jnp}.sort({x}.ravel()))))"
+        what = f"the number of distinct values of `{x}` (one plus the changes between its sorted values)"
+    else:
+        code = f"{jnp}.count_nonzero({x})"
+        what = f"the number of nonzero entries of `{x}`"
+    return Edit(ctx.replace(read, cst.parse_expression(code)), "review",
+                f"`{ctx.code(read)}` is computed as {what} without building an array of that size; it is the "
+                "same number, but a JAX array rather than a Python int: check no Python `if` or shape is built "
+                "from it.")
 
 
 def _result_is_values(ctx: Context, call: cst.Call, stmt: cst.SimpleStatementLine) -> bool:
