@@ -58,6 +58,25 @@ def test_real_gpu_out_of_memory_tracebacks(name):
     assert "GiB" in d.values.get("size", "")
 
 
+TPU = Path(__file__).parent / "data" / "tpu"
+
+
+@pytest.mark.parametrize("name, record, value", [
+    ("tpu_oom_eager", "tpu-out-of-memory", ("size", "32.00G")),
+    ("tpu_oom_jit", "tpu-out-of-memory", ("available", "15.75G")),
+    ("tpu_oom_many", "tpu-buffer-allocation-failed", ("free", "765.93M")),
+    ("tpu_busy_platforms_set", "tpu-backend-init-failed", ("reason", "libtpu multi-process lockfile")),
+    ("tpu_busy_platforms_empty", "backend-failed-to-initialize", ("platform", "tpu")),
+])
+def test_real_tpu_tracebacks(name, record, value):
+    """Captured on a TPU v5e VM (JAX 0.10.2) by tests/data/tpu/capture_tpu_errors.py, script form: the chip's
+    memory exceeded, and a second process asking for the chip another one holds."""
+    d = jaxerrs.diagnose_text((TPU / f"{name}.txt").read_text())
+    assert d.is_jax and d.record is not None and d.record.id == record, d.to_dict()
+    assert d.confidence >= 0.5, d.to_dict()
+    assert value[1] in d.values.get(value[0], ""), d.values
+
+
 # ------------------------------------------------------------------------------------ what people paste (#20)
 
 GRAD = "Gradient only defined for scalar-output functions. Output had shape: (3,)."
