@@ -189,12 +189,7 @@ def _uniform_entry(ctx: Context, call: cst.Call, vm: _Vmap, node: cst.BaseExpres
     value = leaves[0]
     if value is not None and not isinstance(value, int):
         return None
-    positional = positional_args(call)
-    if positional is None or not path or not isinstance(path[0], int) or path[0] >= len(positional):
-        return None
-    v = live_value(ctx, positional[path[0]].value, numbers=True)
-    for key in path[1:]:
-        v = v[key] if isinstance(v, (dict, list, tuple)) and v is not MISSING else MISSING
+    v = _argument_at(ctx, call, path)
     if v is MISSING or type(v).__name__ != full or not isinstance(v, (dict, list, tuple)):
         return None
     cell = vm.cell(ctx)
@@ -208,6 +203,17 @@ def _uniform_entry(ctx: Context, call: cst.Call, vm: _Vmap, node: cst.BaseExpres
     return Edit(cell.replace(node, cst.parse_expression(repr(value))), "review",
                 summary + f"; the {full} has {len(v)} entries where {len(leaves)} were written: check that all of "
                 "them are meant to be treated alike.", where=vm.home)
+
+
+def _argument_at(ctx: Context, call: cst.Call, path: list[Any]) -> Any:
+    """The live value of the call's argument at an ``in_axes`` key path (``[0, 'w']``), or MISSING."""
+    positional = positional_args(call)
+    if positional is None or not path or not isinstance(path[0], int) or path[0] >= len(positional):
+        return MISSING
+    v = live_value(ctx, positional[path[0]].value, numbers=True)
+    for key in path[1:]:
+        v = v[key] if isinstance(v, (dict, list, tuple)) and v is not MISSING else MISSING
+    return v
 
 
 def _leaves(axes: Any) -> list[Any] | None:
@@ -234,11 +240,9 @@ def _pad_axes(ctx: Context, call: cst.Call, vm: _Vmap, node: cst.Dict | cst.Tupl
     """A dict in ``in_axes`` missing keys of its argument, or a tuple shorter than it: each missing entry is
     mapped when its value has the batch size along the others' axis, else None (judged from live values)."""
     positional = positional_args(call)
-    if positional is None or not path or not isinstance(path[0], int) or path[0] >= len(positional):
+    v = _argument_at(ctx, call, path)
+    if positional is None or v is MISSING:
         return None
-    v = live_value(ctx, positional[path[0]].value, numbers=True)
-    for key in path[1:]:
-        v = v[key] if isinstance(v, (dict, list, tuple)) and v is not MISSING else MISSING
     axes = _axes_value(node)
     if isinstance(node, cst.Dict):
         if not isinstance(v, dict) or not isinstance(axes, dict) or any(not isinstance(k, str) for k in v):
