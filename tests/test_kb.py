@@ -296,8 +296,8 @@ out = relu(1.0), relu(-2.0)
 
 
 def test_demos_run_and_every_case_and_code_solution_needs_one():
-    """``demos``: each runs clean and passes its check; once a record has demos, a case that no demo fixes
-    and a solution that shows code without a demo fail the record."""
+    """``demos``: each runs clean and passes its check; a case that no demo fixes and a solution that shows
+    code without a demo fail the record, also when it has no demos at all."""
     rec = kb.load_file(MODEL)
     good = kb.Demo(1, 1, RELU_FIXED, "assert float(out[0]) == 1.0 and float(out[1]) == 0.0")
     res = check_record(replace(rec, id="demo-partial", demos=[good]))
@@ -311,7 +311,9 @@ def test_demos_run_and_every_case_and_code_solution_needs_one():
     assert res.checks["demo 1 (solution 1 on case 1)"].startswith("check failed: AssertionError")
     assert res.checks["demo 2 (solution 1 on case 1)"].startswith("raised TracerBoolConversionError")
     assert not res.ok
-    assert "demo" not in " ".join(check_record(replace(rec, id="no-demos", demos=[])).checks)
+    bare = check_record(replace(rec, id="no-demos", demos=[]))
+    assert bare.checks["every case fixed by a demo"].startswith("no demo fixes case(s) [1, 2")
+    assert not bare.ok
 
 
 def test_near_misses_must_land_where_they_say():

@@ -349,8 +349,8 @@ def undemonstrated(record: Record) -> tuple[list[int], list[int]]:
 
 
 def _demo_checks(record: Record, c: dict[str, str]) -> None:
-    """Each demo's code runs clean and passes its check; once a record has demos, every case is fixed by one
-    and every solution that shows code is demonstrated."""
+    """Each demo's code runs clean and passes its check; every case is fixed by one and every solution that
+    shows code is demonstrated (issue #18: a record without demos fails when it has a case or shows code)."""
     for i, d in enumerate(record.demos, 1):
         label = f"demo {i} (solution {d.solution} on case {d.case})"
         exc, failed = _run_checked(d.code, d.check)
@@ -358,9 +358,9 @@ def _demo_checks(record: Record, c: dict[str, str]) -> None:
             c[label] = f"raised {type(exc).__name__}: {str(exc)[:200]}"
             continue
         c[label] = "ok" if failed is None else f"check failed: {type(failed).__name__}: {str(failed)[:200]}"
-    if not record.demos:
-        return
     unfixed, bare = undemonstrated(record)
+    if not record.demos and not unfixed and not bare:
+        return
     c["every case fixed by a demo"] = "ok" if not unfixed else f"no demo fixes case(s) {unfixed}"
     c["every code solution demonstrated"] = "ok" if not bare else f"solution(s) {bare} show code but have no demo"
 
