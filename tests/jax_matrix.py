@@ -57,9 +57,10 @@ def _python(venv: Path) -> Path:
     return venv / "bin" / "python"
 
 
-def venv_for(version: str, log=print) -> Path:
-    """The venv for JAX ``version``, built unless a finished one is cached (its ``ready`` file names it)."""
-    venv = cache_root() / f"jax-{version}"
+def venv_for(version: str, log=print, root: Path | None = None) -> Path:
+    """The venv for JAX ``version`` under ``root`` (default :func:`cache_root`), built unless a finished one is
+    cached (its ``ready`` file names it)."""
+    venv = (root or cache_root()) / f"jax-{version}"
     want = json.dumps({"jax": version, "packages": [*PACKAGES, *EXTRA.get(version, ())]})
     ready = venv / "ready"
     if ready.is_file() and ready.read_text() == want and _python(venv).exists():
@@ -100,12 +101,12 @@ def _env(venv: Path, capture: Path | None = None) -> dict[str, str]:
     return env
 
 
-def run(version: str, jobs: int = 1, capture: Path | None = None, log=print) -> Outcome:
-    """kb check, the gallery and the smoke test under JAX ``version``."""
+def run(version: str, jobs: int = 1, capture: Path | None = None, log=print, root: Path | None = None) -> Outcome:
+    """kb check, the gallery and the smoke test under JAX ``version`` (its venv under ``root``)."""
     out = Outcome(version)
     start = time.perf_counter()
     try:
-        venv = venv_for(version, log)
+        venv = venv_for(version, log, root)
     except subprocess.CalledProcessError as e:
         out.error = f"could not build the venv: {e} {(e.stderr or '')[-600:]}"
         return out
@@ -186,11 +187,13 @@ def table(outcomes: list[Outcome]) -> str:
 
 def start(versions: tuple[str, ...] = MATRIX, capture: Path | None = None):
     """Run the matrix in a background thread (one release at a time, one kb worker each), so that it
-    overlaps the rest of the suite; returns {version: Future[Outcome]}."""
+    overlaps the rest of the suite; returns {version: Future[Outcome]}. The cache folder is read now: a test
+    that points ``JAXERRS_CACHE_DIR`` elsewhere meanwhile must not make the thread build venvs there."""
     from concurrent.futures import Future, ThreadPoolExecutor
 
+    root = cache_root()
     pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="jax-matrix")
-    futures: dict[str, Future] = {v: pool.submit(run, v, 1, capture, lambda *_: None) for v in versions}
+    futures: dict[str, Future] = {v: pool.submit(run, v, 1, capture, lambda *_: None, root) for v in versions}
     pool.shutdown(wait=False)
     return futures
 
