@@ -9,6 +9,7 @@ import re
 import libcst as cst
 
 from jaxerrs.rewrite import Edit
+from jaxerrs.rewrite.analysis import literal
 from jaxerrs.rewrite.context import Context
 from jaxerrs.rewrite.jit_static import (
     NOPE,
@@ -109,10 +110,7 @@ def _length_read(ctx: Context, node: cst.CSTNode) -> cst.BaseExpression | None:
         return p
     if isinstance(p, cst.Attribute) and p.value is node and p.attr.value == "shape":
         sub = ctx.parent(p)
-        if (isinstance(sub, cst.Subscript) and len(sub.slice) == 1 and isinstance(sub.slice[0].slice, cst.Index)
-                and isinstance(sub.slice[0].slice.value, cst.Integer) and sub.slice[0].slice.value.value == "0"):
-            return sub
-        return None
+        return sub if _zero_index(sub) else None
     if isinstance(p, cst.Arg) and p.keyword is None:
         call = ctx.parent(p)
         if isinstance(call, cst.Call) and isinstance(call.func, cst.Name) and call.func.value == "len" and len(
@@ -124,11 +122,15 @@ def _length_read(ctx: Context, node: cst.CSTNode) -> cst.BaseExpression | None:
 def _first_of(ctx: Context, call: cst.Call) -> cst.CSTNode | None:
     """``call[0]`` when ``call``'s result is indexed by 0 (the row indices ``nonzero`` returns), else None."""
     sub = ctx.parent(call)
-    if (isinstance(sub, cst.Subscript) and sub.value is call and len(sub.slice) == 1
-            and isinstance(sub.slice[0].slice, cst.Index) and isinstance(sub.slice[0].slice.value, cst.Integer)
-            and sub.slice[0].slice.value.value == "0"):
-        return sub
-    return None
+    return sub if _zero_index(sub) and sub.value is call else None  # type: ignore[union-attr]
+
+
+def _zero_index(node: cst.CSTNode | None) -> bool:
+    """Whether ``node`` is a subscript by the integer 0 (``r[0]``, ``r.shape[0]``)."""
+    if not (isinstance(node, cst.Subscript) and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index)):
+        return False
+    key = literal(node.slice[0].slice.value)
+    return type(key) is int and key == 0
 
 
 def _count_of(ctx: Context, call: cst.Call, name: str) -> Edit | None:

@@ -217,22 +217,11 @@ def _argument_at(ctx: Context, call: cst.Call, path: list[Any]) -> Any:
 
 
 def _leaves(axes: Any) -> list[Any] | None:
-    """The leaves of an ``in_axes`` value (None and ints), or None when it is not a plain container of them."""
-    if axes is None or isinstance(axes, int):
-        return [axes]
-    if isinstance(axes, (tuple, list)):
-        items = list(axes)
-    elif isinstance(axes, dict):
-        items = list(axes.values())
-    else:
-        return None
-    out: list[Any] = []
-    for item in items:
-        got = _leaves(item)
-        if got is None:
-            return None
-        out += got
-    return out
+    """The leaves of an ``in_axes`` value (``None`` kept as a leaf), or None when one is not ``None`` or an int."""
+    import jax
+
+    out = jax.tree.leaves(axes, is_leaf=lambda x: x is None)
+    return out if all(x is None or type(x) is int for x in out) else None
 
 
 def _pad_axes(ctx: Context, call: cst.Call, vm: _Vmap, node: cst.Dict | cst.Tuple | cst.List,
