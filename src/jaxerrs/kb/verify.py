@@ -47,6 +47,13 @@ _CONFIG_FLAGS = (
 )
 
 
+# Flags that older JAX releases (0.8.3 and before) left out of the compilation cache's key: a function compiled
+# earlier in the process with the flag off runs unchecked once it is on. A snippet that turns one on
+# starts from empty caches, as in the fresh kernel its record describes (another record's
+# jax.random.normal((3,)) would otherwise let a reused key pass on 0.4.38-0.8.3).
+_UNKEYED_FLAGS = ("debug_key_reuse",)
+
+
 def _run(code: str) -> BaseException | None:
     """Run ``code`` in a fresh namespace; restore the JAX config flags it may have changed."""
     return _run_checked(code, "")[0]
@@ -63,6 +70,8 @@ def _run_checked(code: str, check: str) -> tuple[BaseException | None, BaseExcep
             saved[name] = getattr(jax.config, name)
         except AttributeError:
             pass
+    if any(flag in code for flag in _UNKEYED_FLAGS):
+        jax.clear_caches()
     namespace = {"__name__": "__jaxerrs_check__"}
     try:
         try:
