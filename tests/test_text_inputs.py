@@ -192,3 +192,53 @@ def test_jax_02s_filtered_stack_trace_note_is_no_part_of_the_message():
     d = jaxerrs.diagnose_text(text)
     assert d.evidence.message == "<class 'function'> is not a valid JAX type" and d.evidence.frames_removed
     assert d.is_jax and d.record is not None and d.record.id == "invalid-jax-type-argument"
+
+
+def _ipython_traceback(ip, exc: BaseException) -> str:
+    itb = ip.InteractiveTB
+    return itb.stb2text(itb.structured_traceback(type(exc), exc, exc.__traceback__))
+
+
+def _arange_under_jit() -> BaseException:
+    import jax
+    import jax.numpy as jnp
+
+    try:
+        jax.jit(lambda n: jnp.arange(n))(3)
+    except Exception as e:  # noqa: BLE001 - the error is what the test reads
+        return e
+    raise AssertionError("jnp.arange of a traced argument ran")
+
+
+def test_a_multiline_message_quoted_or_after_the_users_words_is_read_whole(_ipython):
+    """A paste quoted as Markdown, or with the user's words before the class, keeps the message's later lines
+    (the records for one API are told apart by them)."""
+    whole = _ipython_traceback(_ipython, _arange_under_jit())
+    message = whole.rstrip().splitlines()
+    last = next(i for i in range(len(message) - 1, -1, -1) if message[i].startswith("ConcretizationTypeError"))
+    for text in ("\n".join("> " + ln for ln in whole.splitlines()),
+                 "I keep getting this:\n" + "\n".join(["Any idea? " + message[last], *message[last + 1:]])):
+        d = jaxerrs.diagnose_text(text)
+        assert d.record is not None and d.record.id == "concretization-arange", text
+        assert "jnp.arange" in d.evidence.message
+
+
+def test_a_message_cut_where_several_records_start_alike_is_a_best_guess():
+    d = jaxerrs.diagnose_text("ConcretizationTypeError: Abstract tracer value encountered where concrete value is")
+    assert d.is_jax and d.record is not None and d.confidence < 0.5
+    listed = {c.record.id for c in d.candidates if c.record is not None}
+    assert d.record.id in listed and len(listed) >= 2, listed
+
+
+def test_the_kept_release_tracebacks_in_every_paste_style():
+    """The corpus of tests/text_corpus.py (the kept tracebacks of older releases, in each way people paste
+    them): each style names the reproducer's record for nearly all, and never a wrong one with confidence,
+    except a message cut short, which can be the start of several records' words."""
+    import text_corpus
+
+    for style, (n, right, wrong) in text_corpus.figures(text_corpus.run(text_corpus.KEPT)).items():
+        if style.startswith("release"):
+            continue
+        floor = 0.7 if style == "cut short" else 0.97
+        assert right >= floor * n, f"{style}: {right} of {n} right"
+        assert wrong <= (0.02 * n if style == "cut short" else 0), f"{style}: {wrong} confident wrong of {n}"

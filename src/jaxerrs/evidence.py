@@ -362,12 +362,24 @@ _VSCODE = re.compile(r"^Exception has occurred: (?P<cls>[\w.]+)\s*$")
 _MD_LINK = re.compile(r"\[(?P<path>[^\]\n]+)\]\(https?://[^)\s]*\)")
 
 
+_QUOTED = re.compile(r"^\s*>(?!>)")
+
+
+def _unquote(lines: list[str]) -> list[str]:
+    """A paste quoted as Markdown (``> `` before most lines, nested too) without its quote marks."""
+    while True:
+        said = [ln for ln in lines if ln.strip()]
+        if len(said) < 2 or sum(bool(_QUOTED.match(ln)) for ln in said) < 0.8 * len(said):
+            return lines
+        lines = [re.sub(r"^\s*> ?", "", ln) if _QUOTED.match(ln) else ln for ln in lines]
+
+
 def _normalise(text: str) -> str:
     """The traceback as Python or IPython would print it, from pytest's, VS Code's or Colab's rendering."""
     import textwrap
 
     text = _MD_LINK.sub(r"\g<path>", text)
-    lines = text.split("\n")
+    lines = _unquote(text.split("\n"))
     e_lines = [ln for ln in lines if _PYTEST_E.match(ln)]
     full = bool(e_lines) and any(_EXC_LINE.match(_PYTEST_E.sub("", ln).strip()) for ln in e_lines)
     if full:
@@ -403,7 +415,8 @@ def from_text(text: str) -> Evidence:
     earlier, block = lines[:block_start], lines[block_start:]
     exc_idx = _find_exception_line(block)
     if exc_idx is None and (inline := _inline_exception(block)) is not None:
-        exc_idx, block = inline[0], block[:inline[0]] + [inline[1]]
+        exc_idx, line, closed = inline
+        block = block[:exc_idx] + [line] + ([] if closed else block[exc_idx + 1:])
     # Frames after the exception line belong to a traceback inside the message.
     frames = _parse_frames(block if exc_idx is None else block[:exc_idx])
     cls, message, module = "", "", None
@@ -535,15 +548,17 @@ _INLINE_EXC = re.compile(r"(?P<open>[`'\"]?)\b(?P<cls>(?:[A-Za-z_]\w*\.)*[A-Za-z
                          r"(?P<msg>\S.*)$")
 
 
-def _inline_exception(lines: list[str]) -> tuple[int, str] | None:
+def _inline_exception(lines: list[str]) -> tuple[int, str, bool] | None:
     """The last line that holds ``Class: message`` after other words or a quote, as the exception line it
-    stands for: the class's case repaired (``valueError``), the message cut at the quote that closes it."""
+    stands for: the class's case repaired (``valueError``), the message cut at the quote that closes it
+    (then True: the lines after it are no part of the message)."""
     for i in range(len(lines) - 1, -1, -1):
         m = _INLINE_EXC.search(lines[i])
         if m is None:
             continue
         cls, msg, opener = m.group("cls"), m.group("msg").rstrip(), m.group("open")
-        if opener and opener in msg:
+        closed = bool(opener) and opener in msg
+        if closed:
             msg = msg[:msg.rindex(opener)]
         short = cls.rsplit(".", 1)[-1]
         fixed = short[0].upper() + short[1:]
@@ -551,7 +566,7 @@ def _inline_exception(lines: list[str]) -> tuple[int, str] | None:
             cls = cls[: len(cls) - len(short)] + fixed
         elif short[0].islower():
             continue  # a word like "myError: …" is no class
-        return i, f"{cls}: {msg.strip()}"
+        return i, f"{cls}: {msg.strip()}", closed
     return None
 
 
