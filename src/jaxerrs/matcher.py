@@ -412,19 +412,23 @@ def _cut_short(ev: Evidence, classes: set[str]) -> list[_RecordHit]:
     message = templates.normalise(ev.match_text)
     if len(message) < CUT_MIN_LITERAL:
         return []
-    best: tuple[int, Record, str] | None = None
+    found: dict[str, tuple[int, Record, str]] = {}
     for rec in all_records().values():
         if _canon(rec.class_name) not in classes:
             continue
         for p in rec.all_patterns:
             n = _prefix_literal(p, message)
-            if n >= CUT_MIN_LITERAL and (best is None or n > best[0]):
-                best = (n, rec, p)
-    if best is None:
+            if n >= CUT_MIN_LITERAL and n > found.get(rec.id, (0,))[0]:
+                found[rec.id] = (n, rec, p)
+    if not found:
         return []
-    n, rec, p = best
-    m = templates.Match(0, min(1.0, n / len(message)), n, {}, len(message))
-    return [_RecordHit(rec, 0.35 + 0.25 * min(1.0, n / 60) + 0.2, m, "message start + class", p)]
+    top = max(n for n, _rec, _p in found.values())
+    # Every record whose words the cut message starts as far: which one it was, the text does not say.
+    # The one with the least literal text (the most general) leads; the others tie with it.
+    tied = sorted((v for v in found.values() if v[0] == top), key=lambda v: (_letters(v[2]), v[1].id))
+    m = templates.Match(0, min(1.0, top / len(message)), top, {}, len(message))
+    score = 0.35 + 0.25 * min(1.0, top / 60) + 0.2
+    return [_RecordHit(rec, score, m, "message start + class", p) for _n, rec, p in tied]
 
 
 def _prefix_literal(template: str, message: str) -> int:
@@ -876,6 +880,8 @@ def _diagnose(ev: Evidence) -> Diagnosis:
     elif record:
         second = rec_hits[1].score if len(rec_hits) > 1 else 0.0
         d.confidence = min(1.0, record.score) * (1.0 if record.score - second > 0.05 else 0.85)
+        if second >= record.score - TIED_SITE:  # another record fits the text as well: a best guess
+            d.confidence = min(d.confidence, TIED_CONFIDENCE)
     elif site is not None:
         d.confidence = 0.9 if how == "raise site" else (site_hits[0][0] if site_hits else 0.4)
         if lib_site is not None and ev.source == "text" and _not_a_raise(rf):
