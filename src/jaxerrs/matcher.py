@@ -6,7 +6,7 @@ import builtins
 import linecache
 import re
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
@@ -702,201 +702,267 @@ def _site_tied(ranking: list[tuple[float, SiteRef, Record | None]]) -> bool:
                for sc, ref, _rec in ranking[1:])
 
 
+@dataclass
+class _Case:
+    """One diagnosis in the making: the evidence read from the error, then what each stage found."""
+
+    ev: Evidence
+    cat: catalog_mod.Catalog
+    classes: set[str]
+    origin: str | None  # the library (Flax, Optax, …) whose class or raise it is
+    eco: str | None  # the library the error came through
+    site: SiteRef | None = None
+    how: str = ""
+    note: str = ""  # where the text comes from another release than the installed one
+    no_guess: bool = False  # no site may be guessed from the words (another release's source)
+    lib_site: SiteRef | None = None
+    site_hits: list[tuple[float, catalog_mod.Site, templates.Match | None]] = field(default_factory=list)
+    rec_hits: list[_RecordHit] = field(default_factory=list)
+    ranking: list[tuple[float, SiteRef, Record | None]] = field(default_factory=list)
+    is_jax: bool = False
+
+
 def _diagnose(ev: Evidence) -> Diagnosis:
+    """Evidence → where it was raised (frames) → candidates (raises and records whose words fit) → is it
+    JAX's → the diagnosis, with its candidates ranked and its confidence."""
+    c = _start(ev)
+    if c is None:
+        return Diagnosis(ev, False)  # a Python raise in user (or library) code: nothing to match
+    _site_from_frames(c)
+    _rank_candidates(c)
+    _decide_is_jax(c)
+    name_note = _name_note(ev)
+    if name_note is not None:
+        c.is_jax = True  # the message names a module of JAX's own
+    if not c.is_jax:
+        return Diagnosis(ev, False)
+    d = _assemble(c)
+    d.notes[:0] = [n for n in (c.note, name_note) if n]
+    return d
+
+
+def _start(ev: Evidence) -> _Case | None:
+    """The case to diagnose, or None for a raise in Python code (the user's or a library's) JAX has no part in."""
     rf = ev.raise_frame
     # Flax, Optax, Equinox, …: their own classes and their own raises are JAX errors too.
     origin = ecosystem_origin(ev)
     if (origin is None and rf is not None and not ev.frames_removed and rf.kind != "jax" and not _jax_module(ev)
             and not _raised_by_compiled_code(ev)):
-        return Diagnosis(ev, False)  # a Python raise in user (or library) code: nothing to match
+        return None
     cat = catalog_mod.get_nowait() if ev.source == "live" else catalog_mod.get()
     # A message pasted without its class ("Attempted boolean conversion of …") fits any class.
     classes = {_canon(c) for c in ev.classes} or ({_canon(ev.exc_class)} if ev.exc_class else _ANY_CLASS)
     eco = ecosystem(ev)
     if eco is None and ev.source == "live":
         eco = ecosystem_of_values(ev)
-    site: SiteRef | None = None
-    how = ""
-    history_note, no_guess = "", False
-    # A class of JAX's own (jax.errors.…) under a library's innermost frame: JAX raised it, its frames filtered.
-    lib_site = (_library_site(ev, origin) if origin is not None and rf is not None and rf.kind != "jax"
-                and not _jax_module(ev) else None)
-    if lib_site is not None:
-        site, how = lib_site, "raise site"
-    elif rf is not None and rf.kind == "jax" and not ev.frames_removed:
-        function = _qualname_at(cat, rf.jax_path or "", rf.lineno, rf.function) if ev.source == "text" else rf.function
-        site = _resolve(cat, rf.jax_path or "", rf.lineno, function, ev.match_text)
-        how = "raise site"
-        if ev.source == "text":
-            other = _other_release(cat, ev, rf.jax_path or "", function, rf.lineno)
-            if other is not None:  # a traceback from another JAX release
-                site, history_note = other
-                how = "raise site in the release that raised it" if site is not None else "message only"
-                no_guess = site is None
-            elif _a_call_not_a_raise(cat, rf, site):
-                # The innermost JAX frame shown calls on into frames the text does not show (filtered, or
-                # cut): a raise whose words match the message closely is the better answer.
-                hits = _site_hits(ev, cat, classes)
-                # JAX's frame already says whose error it is: the message need only start with a raise's words.
-                if any(m is not None and m.start == 0 and m.literal >= TEXT_MIN_LITERAL
-                       and _canon(s.class_name) in classes for _sc, s, m in hits[:5]):
-                    site, how = None, ""
-            elif _not_this_source(cat, rf, site):
-                # The line the traceback shows is not at that line in the installed JAX and no raise is
-                # there: another release's source, which the history does not know. No site is guessed.
-                history_note = (f"The traceback shows `{rf.line.strip()}` at `{site.path}:{site.line}`, which is "
-                                f"not that line of the installed JAX {cat.jax_version}: it comes from another "
-                                "release, and jaxerrs does not guess where that release raised it.")
-                site, how, no_guess = None, "message only", True
-    site_hits = [] if site or no_guess else _site_hits(ev, cat, classes)
-    rec_hits = _record_hits(ev, site, classes, eco)
-    cut: list[_RecordHit] = []
-    if (not rec_hits and ev.source == "text" and not ev.frames
-            and not any(_strong_text_match(m, _canon(x.class_name) in classes) for _sc, x, m in site_hits[:5])):
-        rec_hits = cut = _cut_short(ev, classes)
+    return _Case(ev, cat, classes, origin, eco)
 
+
+def _site_from_frames(c: _Case) -> None:
+    """The raise site the frames show: a library's, JAX's innermost frame, or that of the release that raised."""
+    ev, cat, rf = c.ev, c.cat, c.ev.raise_frame
+    # A class of JAX's own (jax.errors.…) under a library's innermost frame: JAX raised it, its frames filtered.
+    if c.origin is not None and rf is not None and rf.kind != "jax" and not _jax_module(ev):
+        c.lib_site = _library_site(ev, c.origin)
+    if c.lib_site is not None:
+        c.site, c.how = c.lib_site, "raise site"
+        return
+    if rf is None or rf.kind != "jax" or ev.frames_removed:
+        return
+    function = _qualname_at(cat, rf.jax_path or "", rf.lineno, rf.function) if ev.source == "text" else rf.function
+    c.site, c.how = _resolve(cat, rf.jax_path or "", rf.lineno, function, ev.match_text), "raise site"
+    if ev.source != "text":
+        return
+    other = _other_release(cat, ev, rf.jax_path or "", function, rf.lineno)
+    if other is not None:  # a traceback from another JAX release
+        c.site, c.note = other
+        c.how = "raise site in the release that raised it" if c.site is not None else "message only"
+        c.no_guess = c.site is None
+    elif _a_call_not_a_raise(cat, rf, c.site):
+        # The innermost JAX frame shown calls on into frames the text does not show (filtered, or
+        # cut): a raise whose words match the message closely is the better answer.
+        hits = _site_hits(ev, cat, c.classes)
+        # JAX's frame already says whose error it is: the message need only start with a raise's words.
+        if any(m is not None and m.start == 0 and m.literal >= TEXT_MIN_LITERAL
+               and _canon(s.class_name) in c.classes for _sc, s, m in hits[:5]):
+            c.site, c.how = None, ""
+    elif _not_this_source(cat, rf, c.site):
+        # The line the traceback shows is not at that line in the installed JAX and no raise is
+        # there: another release's source, which the history does not know. No site is guessed.
+        c.note = (f"The traceback shows `{rf.line.strip()}` at `{c.site.path}:{c.site.line}`, which is "
+                  f"not that line of the installed JAX {cat.jax_version}: it comes from another "
+                  "release, and jaxerrs does not guess where that release raised it.")
+        c.site, c.how, c.no_guess = None, "message only", True
+
+
+def _rank_candidates(c: _Case) -> None:
+    """Catalog raises and curated records whose words fit the message, on one scale; the best one's site."""
+    ev, cat = c.ev, c.cat
+    c.site_hits = [] if c.site or c.no_guess else _site_hits(ev, cat, c.classes)
+    c.rec_hits = _record_hits(ev, c.site, c.classes, c.eco)
+    cut: list[_RecordHit] = []
+    if (not c.rec_hits and ev.source == "text" and not ev.frames
+            and not any(_strong_text_match(m, _canon(x.class_name) in c.classes) for _sc, x, m in c.site_hits[:5])):
+        c.rec_hits = cut = _cut_short(ev, c.classes)
     # Text or filtered frames: catalog templates and curated records compete on one scale.
-    ranking = _text_ranking(ev, cat, site_hits, rec_hits) if site is None and not no_guess else []
-    if ranking:
-        site = ranking[0][1]
-        how = "record" if ranking[0][2] is not None else "message template"
-        rec_hits = _record_hits(ev, site, classes, eco) or cut
-        if (ranking[0][2] is None and site_hits and all(m is None for _sc, _s, m in site_hits)
-                and not any(h.pattern is not None for h in rec_hits)):
+    c.ranking = _text_ranking(ev, cat, c.site_hits, c.rec_hits) if c.site is None and not c.no_guess else []
+    if c.ranking:
+        c.site = c.ranking[0][1]
+        c.how = "record" if c.ranking[0][2] is not None else "message template"
+        c.rec_hits = _record_hits(ev, c.site, c.classes, c.eco) or cut
+        if (c.ranking[0][2] is None and c.site_hits and all(m is None for _sc, _s, m in c.site_hits)
+                and not any(h.pattern is not None for h in c.rec_hits)):
             # Only the class points there: no raise and no record of the installed JAX words the message
             # so (another release's wording). Its raises stay candidates; none is named as the site.
-            history_note = (f"No raise of the installed JAX {cat.jax_version} words this message so (another "
-                            f"release's wording?): the places it raises {ev.exc_class} are listed as candidates, "
-                            "none is named as where this error was raised.")
-            site, how, no_guess = None, "class", True
-
-    if ev.source == "text" and site is not None and how in ("record", "message template") and not no_guess:
-        older = _older_wording(cat, ev, site)
+            c.note = (f"No raise of the installed JAX {cat.jax_version} words this message so (another "
+                      f"release's wording?): the places it raises {ev.exc_class} are listed as candidates, "
+                      "none is named as where this error was raised.")
+            c.site, c.how, c.no_guess = None, "class", True
+    if ev.source == "text" and c.site is not None and c.how in ("record", "message template") and not c.no_guess:
+        older = _older_wording(cat, ev, c.site)
         if older is not None:
-            site, history_note = older
-            how = "raise site in the release that raised it" if history_note else "message template"
+            c.site, c.note = older
+            c.how = "raise site in the release that raised it" if c.note else "message template"
 
-    # Is this JAX's error?
+
+def _decide_is_jax(c: _Case) -> None:
+    """Whether JAX (or a library of its ecosystem) raised it; from text alone, another release's or a
+    library's words may say so and give the site."""
+    ev, rf = c.ev, c.ev.raise_frame
     if ev.exc_class == "Warning" and ev.source == "text" and not ev.frames:
-        is_jax = bool(rec_hits) and rec_hits[0].pattern is not None  # a JAX log line: only a record explains it
-    elif (rf is not None and not ev.frames_removed and rf.kind == "jax") or _jax_module(ev) or origin is not None:
-        is_jax = True
-    elif rf is None and _canon(ev.exc_class) in _jax_class_names(cat):
-        is_jax = True
+        c.is_jax = bool(c.rec_hits) and c.rec_hits[0].pattern is not None  # a JAX log line: only a record explains it
+    elif (rf is not None and not ev.frames_removed and rf.kind == "jax") or _jax_module(ev) or c.origin is not None:
+        c.is_jax = True
+    elif rf is None and _canon(ev.exc_class) in _jax_class_names(c.cat):
+        c.is_jax = True
     else:
-        # No frames, or compiled code (JAX's C++ dispatch, a module's getattr) raised on the user's line:
-        # only the message can tell, and it must match JAX's text closely.
-        strong_site = any(_strong_text_match(m, _canon(s.class_name) in classes) for _sc, s, m in site_hits[:5])
-        # Curated patterns are written to be specific: enough literal text and the class suffice.
-        # A short message counts when a curated pattern spells nearly all of it from its start
-        # ("NameError: unbound axis name: i" is JAX's; Python says "name 'i' is not defined").
-        strong_rec = any(h.pattern is not None and "class" in h.why and (
-            h.pattern.literal >= TEXT_MIN_LITERAL
-            or (h.pattern.start == 0 and h.pattern.coverage >= 0.6 and h.pattern.literal >= 15))
-            for h in rec_hits[:5])
-        # Compiled code raising on the user's line speaks Python's words as often as JAX's ("unsupported
-        # operand type(s) for +"): there only a curated record, written for one JAX error, may claim it.
-        compiled_on_user_line = rf is not None and not ev.frames_removed and rf.kind == "user"
-        # A record that speaks nearly every word of the message (its wording of another release, drifted).
-        is_jax = strong_rec or (strong_site and not compiled_on_user_line)
-        if not is_jax and rf is None and ev.source == "text" and not rec_hits:
-            guessed = _guesses(ev, site)
-            is_jax = bool(guessed) and _overlap(ev.match_text, guessed[0][0]) >= SEARCH_OVERLAP
-        specific = max((_letters(h.text) for h in rec_hits[:5] if h.pattern is not None and h.text), default=0)
-        is_jax = is_jax and not _foreign(ev.match_text, specific)
-
-    if not is_jax and ev.source == "text" and (rf is None or rf.kind != "user") and not _foreign(ev.match_text):
-        older = _other_release_wording(cat, ev)
+        c.is_jax = _jax_words(c)
+    if not c.is_jax and ev.source == "text" and (rf is None or rf.kind != "user") and not _foreign(ev.match_text):
+        older = _other_release_wording(c.cat, ev)
         if older is not None:  # JAX's words, but of other releases than the installed one
-            is_jax, (site, history_note) = True, older
-            how = "raise site in the release that raised it"
-            site_hits, ranking = [], []
-
+            c.is_jax, (c.site, c.note) = True, older
+            c.how = "raise site in the release that raised it"
+            c.site_hits, c.ranking = [], []
     # No JAX raise or record fits: a raise of an installed library (Flax, Optax, …) whose words do.
-    lib_hit = (_library_text_hit(ev, classes) if ev.source == "text" and (not is_jax or site is None)
-               and not rec_hits and not _foreign(ev.match_text) else None)
+    lib_hit = (_library_text_hit(ev, c.classes) if ev.source == "text" and (not c.is_jax or c.site is None)
+               and not c.rec_hits and not _foreign(ev.match_text) else None)
     if lib_hit is not None and (rf is None or rf.kind != "user" or frame_library(rf) is not None):
-        quality, lib_cat, lib_s = lib_hit
-        is_jax, eco, how = True, lib_cat.package, "library template"
-        site = SiteRef(lib_s.path, lib_s.line, lib_s.function, _installed_jax(), lib_s.exc_class, lib_s.template,
-                       library_version=lib_cat.jax_version)
+        _quality, lib_cat, lib_s = lib_hit
+        c.is_jax, c.eco, c.how = True, lib_cat.package, "library template"
+        c.site = SiteRef(lib_s.path, lib_s.line, lib_s.function, _installed_jax(), lib_s.exc_class, lib_s.template,
+                         library_version=lib_cat.jax_version)
 
-    # A JAX name that the release which raised lacks: new in a later release, or gone since an earlier one.
-    name_note = _name_note(ev)
-    if name_note is not None:
-        is_jax = True  # the message names a module of JAX's own
-    d = Diagnosis(ev, is_jax)
-    if not is_jax:
-        return d
+
+def _jax_words(c: _Case) -> bool:
+    """No frames, or compiled code (JAX's C++ dispatch, a module's getattr) raised on the user's line: only
+    the message can tell, and it must match JAX's text closely."""
+    ev, rf = c.ev, c.ev.raise_frame
+    strong_site = any(_strong_text_match(m, _canon(s.class_name) in c.classes) for _sc, s, m in c.site_hits[:5])
+    # Curated patterns are written to be specific: enough literal text and the class suffice.
+    # A short message counts when a curated pattern spells nearly all of it from its start
+    # ("NameError: unbound axis name: i" is JAX's; Python says "name 'i' is not defined").
+    strong_rec = any(h.pattern is not None and "class" in h.why and (
+        h.pattern.literal >= TEXT_MIN_LITERAL
+        or (h.pattern.start == 0 and h.pattern.coverage >= 0.6 and h.pattern.literal >= 15))
+        for h in c.rec_hits[:5])
+    # Compiled code raising on the user's line speaks Python's words as often as JAX's ("unsupported
+    # operand type(s) for +"): there only a curated record, written for one JAX error, may claim it.
+    compiled_on_user_line = rf is not None and not ev.frames_removed and rf.kind == "user"
+    is_jax = strong_rec or (strong_site and not compiled_on_user_line)
+    if not is_jax and rf is None and ev.source == "text" and not c.rec_hits:
+        # A record that speaks nearly every word of the message (its wording of another release, drifted).
+        guessed = _guesses(ev, c.site)
+        is_jax = bool(guessed) and _overlap(ev.match_text, guessed[0][0]) >= SEARCH_OVERLAP
+    specific = max((_letters(h.text) for h in c.rec_hits[:5] if h.pattern is not None and h.text), default=0)
+    return is_jax and not _foreign(ev.match_text, specific)
+
+
+def _assemble(c: _Case) -> Diagnosis:
+    """The diagnosis of a JAX error: its record (or the best guesses by words), site, values, candidates."""
+    ev, cat = c.ev, c.cat
+    d = Diagnosis(ev, True)
     # No record's words fit a pasted message: the records whose text fits it best, a best guess.
-    guesses = _guesses(ev, site) if ev.source == "text" and not rec_hits else []
-    if history_note:
-        d.notes.append(history_note)
-    if name_note is not None:
-        d.notes.append(name_note)
-    d.site = site
-    record = rec_hits[0] if rec_hits else None
-    if record is not None and ev.source == "text" and how in ("record", "message template"):
+    guesses = _guesses(ev, c.site) if ev.source == "text" and not c.rec_hits else []
+    d.site = c.site
+    record = c.rec_hits[0] if c.rec_hits else None
+    if record is not None and ev.source == "text" and c.how in ("record", "message template"):
         dated = _site_of_wording(cat, record)
         if dated is not None:  # the words are those of other releases than the installed one
             d.site, note = dated
             d.notes.append(note)
     # From a bare final line only a record about one library can say which library spoke.
-    d.ecosystem = eco or (record.record.library if record and record.record.requires else None)
+    d.ecosystem = c.eco or (record.record.library if record and record.record.requires else None)
     d.record = record.record if record else None
-    if guesses:  # no record's words fit: the records whose text fits best, as a best guess
+    how = c.how
+    if guesses:
         d.record, how = guesses[0][0], "search"
-        d.site = d.site or (None if no_guess else record_site(cat, d.record, ev.match_text))
+        d.site = d.site or (None if c.no_guess else record_site(cat, d.record, ev.match_text))
         d.ecosystem = d.ecosystem or (d.record.library if d.record.requires else None)
     if ev.source == "live" and d.ecosystem in ("flax", "equinox"):
         from jaxerrs.layers import layer_notes
 
         d.notes.extend(layer_notes(ev.exc))
     d.how = (record.why if record else how) or "class"
+    d.values = _values(c, record)
+    d.candidates = _candidates(c, guesses, how)
+    d.confidence = _confidence(c, record, guesses)
+    if c.site is not None and c.site.path.startswith(("jax/", "jaxlib/")):
+        d.excerpt = catalog_mod.read_excerpt(Path(cat.root) / c.site.path, c.site.line, c.site.line, 3)
+    elif c.lib_site is not None and ev.raise_frame is not None and ev.source == "live":
+        d.excerpt = catalog_mod.read_excerpt(Path(ev.raise_frame.filename), c.lib_site.line, c.lib_site.line, 3)
+    return d
+
+
+def _values(c: _Case, record: _RecordHit | None) -> dict[str, str]:
+    """The values the message carries, named by the record's pattern first, then by the raise's template."""
     values: dict[str, str] = {}
-    if site is not None and site.template:
-        m = templates.match(site.template, ev.match_text)
-        values.update(_site_values(cat, site, m) if m else {})
+    if c.site is not None and c.site.template:
+        m = templates.match(c.site.template, c.ev.match_text)
+        values.update(_site_values(c.cat, c.site, m) if m else {})
     if record and record.pattern:
         # The record's names win; a value the site's template also caught is shown once.
         named = record.pattern.values
         values = {k: v for k, v in values.items() if v not in named.values()} | named
-    d.values = {k: v[:200] for k, v in values.items() if k != "value"}
-    if ranking:  # from text: the candidate sites in the order they were ranked
+    return {k: v[:200] for k, v in values.items() if k != "value"}
+
+
+def _candidates(c: _Case, guesses: list[tuple[Record, float]], how: str) -> list[Candidate]:
+    """Up to eight candidates, best first: from text the sites as ranked, else the records and raises that fit."""
+    cat, message = c.cat, c.ev.match_text
+    if c.ranking:  # from text: the candidate sites in the order they were ranked
         cands = [Candidate(rec, ref, min(1.0, sc), "record" if rec else "message template")
-                 for sc, ref, rec in ranking[:8]]
+                 for sc, ref, rec in c.ranking[:8]]
     else:
-        cands = [Candidate(h.record, record_site(cat, h.record, ev.match_text) or site, h.score, h.why)
-                 for h in rec_hits[:5]]
-        cands += [Candidate(None, SiteRef.of(s, cat.jax_version), sc, "message template") for sc, s, _ in site_hits[:5]]
-    if not cands and site is not None:
-        cands.append(Candidate(None, site, 0.5, how))
-    cands += [Candidate(rec, record_site(cat, rec, ev.match_text), SEARCH_CONFIDENCE * sc, "search")
+        cands = [Candidate(h.record, record_site(cat, h.record, message) or c.site, h.score, h.why)
+                 for h in c.rec_hits[:5]]
+        cands += [Candidate(None, SiteRef.of(s, cat.jax_version), sc, "message template")
+                  for sc, s, _ in c.site_hits[:5]]
+    if not cands and c.site is not None:
+        cands.append(Candidate(None, c.site, 0.5, how))
+    cands += [Candidate(rec, record_site(cat, rec, message), SEARCH_CONFIDENCE * sc, "search")
               for rec, sc in guesses]
-    cands.sort(key=lambda c: -c.score)
-    d.candidates = cands[:8]
+    cands.sort(key=lambda x: -x.score)
+    return cands[:8]
+
+
+def _confidence(c: _Case, record: _RecordHit | None, guesses: list[tuple[Record, float]]) -> float:
+    """How sure the answer is: at 0.5 and above the panel presents it as the answer, below as a best guess."""
     if guesses:
-        d.confidence = SEARCH_CONFIDENCE * (1.0 if len(guesses) == 1 or guesses[1][1] <= SEARCH_MARGIN else 0.8)
+        conf = SEARCH_CONFIDENCE * (1.0 if len(guesses) == 1 or guesses[1][1] <= SEARCH_MARGIN else 0.8)
     elif record:
-        second = rec_hits[1].score if len(rec_hits) > 1 else 0.0
-        d.confidence = min(1.0, record.score) * (1.0 if record.score - second > 0.05 else 0.85)
+        second = c.rec_hits[1].score if len(c.rec_hits) > 1 else 0.0
+        conf = min(1.0, record.score) * (1.0 if record.score - second > 0.05 else 0.85)
         if second >= record.score - TIED_SITE:  # another record fits the text as well: a best guess
-            d.confidence = min(d.confidence, TIED_CONFIDENCE)
-    elif site is not None:
-        d.confidence = 0.9 if how == "raise site" else (site_hits[0][0] if site_hits else 0.4)
-        if lib_site is not None and ev.source == "text" and _not_a_raise(rf):
+            conf = min(conf, TIED_CONFIDENCE)
+    elif c.site is not None:
+        conf = 0.9 if c.how == "raise site" else (c.site_hits[0][0] if c.site_hits else 0.4)
+        if c.lib_site is not None and c.ev.source == "text" and _not_a_raise(c.ev.raise_frame):
             # Python raised inside the library's code (a lookup, a call), not the library's own check: where,
             # but whether the library is at fault the text does not say.
-            d.confidence = min(d.confidence, 0.45)
+            conf = min(conf, 0.45)
     else:
-        d.confidence = 0.3
-    if _site_tied(ranking):
-        d.confidence = min(d.confidence, TIED_CONFIDENCE)
-    if site is not None and site.path.startswith(("jax/", "jaxlib/")):
-        d.excerpt = catalog_mod.read_excerpt(Path(cat.root) / site.path, site.line, site.line, 3)
-    elif lib_site is not None and rf is not None and ev.source == "live":
-        d.excerpt = catalog_mod.read_excerpt(Path(rf.filename), lib_site.line, lib_site.line, 3)
-    return d
+        conf = 0.3
+    return min(conf, TIED_CONFIDENCE) if _site_tied(c.ranking) else conf
 
 
 def diagnose_exception(exc: BaseException) -> Diagnosis:
