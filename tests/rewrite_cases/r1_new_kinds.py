@@ -745,6 +745,44 @@ CASES = [
         """,
     ),
     case(
+        # nnx.jit names its wrapper in the message: "argument to JitFn(f=<function …>, …) as an abstract array"
+        "nnx-jit-string-pooling-option", "jit-non-array-argument", setup=SETUP + "from flax import nnx\n",
+        cell="""
+        class Pool(nnx.Module):
+            def __init__(self, rngs):
+                self.proj = nnx.Linear(3, 2, rngs=rngs)
+
+        @nnx.jit
+        def embed(model, tokens, pooling):
+            h = model.proj(tokens)
+            return h.max(axis=0) if pooling == "max" else h.mean(axis=0)
+
+        pool = Pool(nnx.Rngs(1))
+        tokens = jnp.arange(12.0).reshape(4, 3) / 10
+        by_max = embed(pool, tokens, "max")
+        by_mean = embed(pool, tokens, "mean")
+        """,
+        check="""
+        h = np.asarray(tokens) @ np.asarray(pool.proj.kernel[...]) + np.asarray(pool.proj.bias[...])
+        np.testing.assert_allclose(np.asarray(by_max), h.max(axis=0), rtol=1e-5)
+        np.testing.assert_allclose(np.asarray(by_mean), h.mean(axis=0), rtol=1e-5)
+        """,
+        wrong_fix="""
+        class Pool(nnx.Module):
+            def __init__(self, rngs):
+                self.proj = nnx.Linear(3, 2, rngs=rngs)
+
+        @nnx.jit
+        def embed(model, tokens):
+            return model.proj(tokens).mean(axis=0)
+
+        pool = Pool(nnx.Rngs(1))
+        tokens = jnp.arange(12.0).reshape(4, 3) / 10
+        by_max = embed(pool, tokens)
+        by_mean = embed(pool, tokens)
+        """,
+    ),
+    case(
         "partial-jit-missing-kwonly-options", "jit-non-array-argument", setup=SETUP,
         cell="""
         from functools import partial

@@ -26,8 +26,9 @@ from jaxerrs.rewrite.rules import Found, rule
 from jaxerrs.rewrite.rules.static_shapes.common import _ARGS, _ORIGIN, _arg_for, _call_sites
 from jaxerrs.rewrite.values import MISSING, lookup_dotted
 
-_MSG = re.compile(r"Error interpreting argument to <function (?P<fn>[\w.<>]+) at 0x[0-9a-f]+> as an abstract "
-                  r"array\. The problematic value is of type (?P<type><class '[^']+'>) and was passed to the "
+# ``to <function f at 0x…>`` for jax.jit; nnx.jit names its wrapper: ``to JitFn(f=<function f at 0x…>, …)``.
+_MSG = re.compile(r"Error interpreting argument to (?:\w+\(f=)?<function (?P<fn>[\w.<>]+) at 0x[0-9a-f]+>"
+                  r"(?:, [^\n]*?\))? as an abstract array\. The problematic value is of type (?P<type><class '[^']+'>) and was passed to the "
                   r"function at path (?P<path>\S+?)\.?\s")
 _IDENT = re.compile(r"^[A-Za-z_]\w*$")
 
@@ -258,7 +259,7 @@ def non_array_static(ctx: Context) -> Edit | None:
     old, new, imports = made
     who = fn.name.value
     listed = ", ".join(f"`{p}`" for p in want)
-    summary = (f"{listed} {'is' if len(want) == 1 else 'are'} now static in `jax.jit` of `{who}`: options are "
+    summary = (f"{listed} {'is' if len(want) == 1 else 'are'} now static in `{site.kind}` of `{who}`: options are "
                f"Python values the function uses as they are; each distinct value compiles `{who}` once")
     if not known:
         summary += f"; check every call passes a hashable Python value (not an array) for {listed}"
