@@ -14,6 +14,7 @@ import subprocess
 import sys
 import time
 import traceback
+import types
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -72,7 +73,11 @@ def _run_checked(code: str, check: str) -> tuple[BaseException | None, BaseExcep
             pass
     if any(flag in code for flag in _UNKEYED_FLAGS):
         jax.clear_caches()
-    namespace = {"__name__": "__jaxerrs_check__"}
+    # A module of its own, found in sys.modules as a notebook's __main__ is: dataclasses (Flax and Equinox
+    # modules) under ``from __future__ import annotations`` and pickle look the module up by name.
+    module = types.ModuleType("__jaxerrs_check__")
+    namespace = module.__dict__
+    sys.modules[module.__name__] = module
     try:
         try:
             exec(compile(code, "<reproducer>", "exec", dont_inherit=True), namespace)
@@ -85,6 +90,7 @@ def _run_checked(code: str, check: str) -> tuple[BaseException | None, BaseExcep
                 return None, e
         return None, None
     finally:
+        sys.modules.pop(module.__name__, None)
         for name, value in saved.items():
             try:
                 jax.config.update(name, value)
