@@ -1,0 +1,105 @@
+"""Pasted error texts: how fast ``jaxerrs.diagnose_text`` is, and whether its confidence means what it says.
+
+(11) speed: each text of a sample of the paste-style corpus (``tests/text_corpus.py``: the kept
+tracebacks of older releases, each rendered the ways people paste them) diagnosed as a new error
+(the per-message caches emptied), after a warm-up; the baseline, measured in the same run, is
+IPython's rendering of one real JAX error.
+(12) reliability: for each confidence bucket, how many answers fall in it and the share that name the
+right record (an answer with no record is right where none is expected), on the corpus's tuning and held
+parts, the tuning texts and the frozen held-out texts (figures only: no row is printed). The panel
+presents an answer at confidence >= 0.5 as sure; the target there is 95% right.
+
+Usage: python benchmarks/bench_text.py [--every N] [--repeat N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import warnings
+
+from _common import best_of as _best_of
+from _common import median, ms, pct  # also puts src/ and tests/ on sys.path
+
+BUCKETS = ((0.0, 0.25), (0.25, 0.5), (0.5, 0.75), (0.75, 1.01))
+
+
+def forget_messages() -> None:
+    from jaxerrs import matcher, templates
+
+    matcher._pattern_hits.cache_clear()
+    matcher._ranked.cache_clear()
+    templates._prepared.cache_clear()
+
+
+def _ipython_render_time(repeat: int) -> float:
+    """IPython's rendering of one real JAX error (a shape mismatch raised here), best of ``repeat``."""
+    import jax.numpy as jnp
+    from IPython.core.interactiveshell import InteractiveShell
+
+    shell = InteractiveShell.instance()
+    try:
+        jnp.ones(3) + jnp.ones(4)
+    except Exception as e:  # noqa: BLE001 - the error is the input
+        exc = e
+    itb = shell.InteractiveTB
+    return _best_of(lambda: itb.stb2text(itb.structured_traceback(type(exc), exc, exc.__traceback__)), repeat)
+
+
+def reliability(rows: list[tuple[float, bool]]) -> list[str]:
+    out = []
+    for lo, hi in BUCKETS:
+        got = [right for conf, right in rows if lo <= conf < hi]
+        share = f"{sum(got) / len(got):.2f}" if got else "  - "
+        out.append(f"      [{lo:.2f}, {min(hi, 1.0):.2f})  {len(got):5}  {share}")
+    sure = [right for conf, right in rows if conf >= 0.5]
+    out.append(f"      at >= 0.5: {len(sure)} answers, {sum(sure) / max(1, len(sure)):.1%} right (target 95%)")
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--every", type=int, default=8, help="time every Nth corpus text")
+    ap.add_argument("--repeat", type=int, default=3, help="timings per text (the best is kept)")
+    args = ap.parse_args()
+    warnings.simplefilter("ignore")
+
+    import heldout_texts_metrics as held
+    import jaxerrs
+    import text_corpus
+
+    items = list(text_corpus.items(text_corpus.KEPT))
+    for it in items[:20]:  # warm-up: catalog, records, history and search index loaded
+        jaxerrs.diagnose_text(it.text)
+    t_ipy = _ipython_render_time(20)
+    sample = items[:: args.every]
+    times = [_best_of(lambda t=it.text: jaxerrs.diagnose_text(t), args.repeat, reset=forget_messages)
+             for it in sample]
+    print(f"(11) diagnose_text on {len(sample)} pasted texts (every {args.every}th of the corpus), after warm-up")
+    print(f"    p50 {ms(median(times))}  p90 {ms(pct(times, 90))}  max {ms(max(times))}   (target p50 < 5 ms)")
+    print(f"    IPython's rendering of one JAX error: {ms(t_ipy)} -> ratio p50 {median(times) / t_ipy:.1%}, "
+          f"p90 {pct(times, 90) / t_ipy:.1%}")
+    print()
+    print("(12) reliability: confidence bucket, answers, share with the right record")
+    for split in ("tuning", "held"):
+        rows = []
+        for it in items:
+            if it.split != split:
+                continue
+            d = jaxerrs.diagnose_text(it.text)
+            rows.append((d.confidence, d.record is not None and d.record.id == it.record))
+        print(f"    paste-style corpus, {split} part ({len(rows)} texts)")
+        print("\n".join(reliability(rows)))
+    for name, path in (("tuning texts", held.TUNING), ("held-out texts (frozen, never tuned to)", held.DATA)):
+        rows = []
+        for item in json.loads(path.read_text(encoding="utf-8")):
+            if item["url"] in held.SEEN:
+                continue
+            d = jaxerrs.diagnose_text(item["text"]).to_dict()
+            rows.append((d["confidence"], bool(held.score(item, d)["right"])))
+        print(f"    {name} ({len(rows)} texts)")
+        print("\n".join(reliability(rows)))
+
+
+if __name__ == "__main__":
+    main()
