@@ -4,8 +4,8 @@ Source: the reproducers' tracebacks as IPython prints them on other JAX releases
 ``jaxerrs kb check --capture DIR`` writes (one ``ID.txt`` per record; the version matrix of the test suite
 keeps them under ``$JAXERRS_CACHE_DIR/jax-matrix/captured/VERSION/``, and some are kept as test data in
 ``tests/data/releases/VERSION/``, the default). Each is rendered in the ways people
-paste an error (``STYLES``): whole, its last line, the message without its class, hard-wrapped at 80
-columns, quoted as markdown, cut short, with the tracer and array reprs of older releases, behind a wrapper
+paste an error (``STYLES``): whole, its last line, the message without its class, wrapped at 80 columns
+at words (an editor) or anywhere (a terminal), quoted as markdown, cut short, with the tracer and array reprs of older releases, behind a wrapper
 class of JAX 0.2-0.4, with a user's words before it, with its backticks lost.
 
 The corpus is split by record (a hash of the id), never by row: ``tuning`` (two thirds) is what a change
@@ -85,7 +85,12 @@ def _styles() -> dict[str, Callable[[str, str, str, str], str | None]]:
         "last line": lambda whole, cls, msg, before: f"{cls}: {msg}",
         "message only": lambda whole, cls, msg, before: msg,
         "wrapped at 80": lambda whole, cls, msg, before: "\n".join(
-            textwrap.fill(line, 80) if line.strip() else line for line in f"{cls}: {msg}".splitlines()),
+            textwrap.fill(line, 80, break_on_hyphens=False, break_long_words=False) if line.strip() else line
+            for line in f"{cls}: {msg}".splitlines()),
+        # A terminal cuts each line at 80 columns, anywhere; copying drops the spaces that end a line.
+        "terminal at 80": lambda whole, cls, msg, before: "\n".join(
+            "\n".join(line[i:i + 80].rstrip() for i in range(0, len(line), 80)) if len(line) > 80 else line
+            for line in f"{cls}: {msg}".splitlines()) if len(f"{cls}: {msg}") > 80 else None,
         "markdown quote": lambda whole, cls, msg, before: "\n".join("> " + line for line in whole.splitlines()),
         "cut short": lambda whole, cls, msg, before: f"{cls}: {_cut(msg)}" if len(msg) > 80 else None,
         "older reprs": lambda whole, cls, msg, before: (

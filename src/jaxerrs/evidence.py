@@ -49,6 +49,9 @@ class Evidence:
     notes: list[str] = field(default_factory=list)
     exc: BaseException | None = field(default=None, repr=False, compare=False)  # the live exception
     text: str = field(default="", repr=False, compare=False)  # the pasted text, for the release it came from
+    # The pasted message with lines a terminal may have cut at its width joined back (``_unwrap``); None
+    # when no line is that long. Which reading JAX's words fit better, the matcher decides.
+    unwrapped: str | None = field(default=None, repr=False, compare=False)
 
     @property
     def match_text(self) -> str:
@@ -419,7 +422,7 @@ def from_text(text: str) -> Evidence:
         block = block[:exc_idx] + [line] + ([] if closed else block[exc_idx + 1:])
     # Frames after the exception line belong to a traceback inside the message.
     frames = _parse_frames(block if exc_idx is None else block[:exc_idx])
-    cls, message, module = "", "", None
+    cls, message, module, offset = "", "", None, 0
     if exc_idx is not None:
         m = _EXC_LINE.match(block[exc_idx].rstrip())
         assert m is not None
@@ -437,6 +440,7 @@ def from_text(text: str) -> Evidence:
                 break
             rest.append(ln)
         message = "\n".join(rest).strip("\n")
+        offset = len(block[exc_idx]) - len(first)
     else:
         log = _jax_log_message(block)
         if log is not None:
@@ -468,6 +472,8 @@ def from_text(text: str) -> Evidence:
         notes=notes,
         text=text,
     )
+    unwrapped = _unwrap(ev.message.split("\n"), offset)
+    ev.unwrapped = unwrapped if unwrapped != ev.message else None
     ev.raise_frame, ev.user_frame = _locate(frames) if frames else (None, None)
     if earlier and (ev.user_frame is None or ev.user_frame.kind != "user"):
         before = _parse_frames(earlier)
@@ -546,6 +552,27 @@ _WRAPPERS = frozenset({"FilteredStackTrace", "UnfilteredStackTrace", "JaxStackTr
 # A class and its message inside a line of prose or markup: "fails with `TypeError: …`", "optax valueError: …".
 _INLINE_EXC = re.compile(r"(?P<open>[`'\"]?)\b(?P<cls>(?:[A-Za-z_]\w*\.)*[A-Za-z]\w*(?:Error|Exception|Warning)):\s*"
                          r"(?P<msg>\S.*)$")
+
+
+# Widths at which terminals and log viewers cut long lines.
+_TERMINAL_WIDTHS = frozenset({80, 100, 120, 132, 160, 200})
+
+
+def _unwrap(lines: list[str], first_offset: int = 0) -> str:
+    """The message's lines joined, a run of lines that a terminal may have cut at its width (every line of
+    the run but the last exactly 80, 100, … characters, the first counted with its class) without a break,
+    as it was printed. Text wrapped at words can end a line at the width too: this is one reading."""
+    widths = [len(ln) + (first_offset if i == 0 else 0) for i, ln in enumerate(lines)]
+    joined = [False] * len(lines)  # joined[i]: line i runs on into line i + 1
+    i = 0
+    while i < len(lines):
+        j = i  # the run of lines i..j: each but the last of the same terminal width
+        while j + 1 < len(lines) and widths[j] == widths[i] in _TERMINAL_WIDTHS and lines[j + 1][:1].strip():
+            j += 1
+        if j > i and widths[j] <= widths[i]:
+            joined[i:j] = [True] * (j - i)
+        i = j + 1
+    return "".join(ln + ("" if joined[k] or k + 1 == len(lines) else "\n") for k, ln in enumerate(lines))
 
 
 def _inline_exception(lines: list[str]) -> tuple[int, str, bool] | None:

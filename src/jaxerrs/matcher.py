@@ -750,12 +750,23 @@ def _start(ev: Evidence) -> _Case | None:
             and not _raised_by_compiled_code(ev)):
         return None
     cat = catalog_mod.get_nowait() if ev.source == "live" else catalog_mod.get()
+    if ev.unwrapped is not None and _fit(cat, ev.unwrapped) > _fit(cat, ev.match_text):
+        ev.message = ev.unwrapped  # a terminal cut its lines: JAX's words fit the message as it was printed
     # A message pasted without its class ("Attempted boolean conversion of …") fits any class.
     classes = {_canon(c) for c in ev.classes} or ({_canon(ev.exc_class)} if ev.exc_class else _ANY_CLASS)
     eco = ecosystem(ev)
     if eco is None and ev.source == "live":
         eco = ecosystem_of_values(ev)
     return _Case(ev, cat, classes, origin, eco)
+
+
+def _fit(cat: catalog_mod.Catalog, message: str) -> int:
+    """How much of JAX's (and the records') literal text the message spells: its longest template match."""
+    best = max((m.literal for _rec, m, _p in _pattern_hits(message, records_mod.GENERATION)), default=0)
+    for s in cat.text_candidates(message):
+        m = templates.match(s.template or "", message)
+        best = max(best, m.literal if m else 0)
+    return best
 
 
 def _site_from_frames(c: _Case) -> None:
