@@ -61,3 +61,13 @@ def best_of(fn: Callable[[], object], repeat: int, reset: Callable[[], object] |
 
 def ms(seconds: float) -> str:
     return f"{seconds * 1000:8.2f} ms"
+
+
+def forget_messages() -> None:
+    """Each timing sees its message for the first time, as a new error would: jaxerrs' per-message caches
+    are emptied (the per-record ones, such as highlighted record code, stay: they are paid once per record)."""
+    from jaxerrs import matcher, templates
+
+    matcher._pattern_hits.cache_clear()
+    matcher._ranked.cache_clear()
+    templates._prepared.cache_clear()

@@ -26,16 +26,7 @@ os.environ["JAX_TRACEBACK_FILTERING"] = "tracebackhide"
 os.environ.setdefault("JAX_PLATFORMS", "cpu")
 
 from _common import best_of as _best_of  # noqa: E402
-from _common import median, ms, pct  # noqa: E402
-
-
-def forget_messages() -> None:
-    """Each timing sees its message for the first time, as a new error would: jaxerrs' per-message caches
-    are emptied (the per-record ones, such as highlighted record code, stay: they are paid once per record)."""
-    from jaxerrs import matcher, templates
-
-    matcher._pattern_hits.cache_clear()
-    templates._prepared.cache_clear()
+from _common import forget_messages, median, ms, pct  # noqa: E402
 
 
 def best_of(fn, repeat: int) -> float:  # noqa: ANN001

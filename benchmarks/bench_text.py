@@ -19,17 +19,11 @@ import json
 import warnings
 
 from _common import best_of as _best_of
-from _common import median, ms, pct  # also puts src/ and tests/ on sys.path
+from _common import forget_messages, median, ms, pct  # also puts src/ and tests/ on sys.path
 
 BUCKETS = ((0.0, 0.25), (0.25, 0.5), (0.5, 0.75), (0.75, 1.01))
 
 
-def forget_messages() -> None:
-    from jaxerrs import matcher, templates
-
-    matcher._pattern_hits.cache_clear()
-    matcher._ranked.cache_clear()
-    templates._prepared.cache_clear()
 
 
 def _ipython_render_time(repeat: int) -> float:

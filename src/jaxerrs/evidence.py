@@ -55,12 +55,16 @@ class Evidence:
 
     @property
     def match_text(self) -> str:
-        """The head of the message, and its tail when it is long: JAX's templates live there (a callback's
-        error ends with JAX's own line after the user's embedded traceback), and matching stays fast."""
-        if len(self.message) <= MATCH_CHARS:
-            return self.message
-        tail = MATCH_CHARS // 4
-        return self.message[:MATCH_CHARS - tail] + "\n" + self.message[-tail:]
+        return match_text_of(self.message)
+
+
+def match_text_of(message: str) -> str:
+    """The head of a message, and its tail when it is long: JAX's templates live there (a callback's
+    error ends with JAX's own line after the user's embedded traceback), and matching stays fast."""
+    if len(message) <= MATCH_CHARS:
+        return message
+    tail = MATCH_CHARS // 4
+    return message[:MATCH_CHARS - tail] + "\n" + message[-tail:]
 
 
 # ---------------------------------------------------------------------------- frames

@@ -22,6 +22,7 @@ from jaxerrs.evidence import (
     frame_library,
     from_exception,
     from_text,
+    match_text_of,
     package_relpath,
 )
 from jaxerrs.kb import records as records_mod
@@ -160,14 +161,15 @@ def _strong_text_match(m: templates.Match | None, cls_ok: bool) -> bool:
     return m.literal >= 30 and m.literal / max(1, m.length - values) >= 0.6
 
 
+def _template_matches(cat: catalog_mod.Catalog, message: str) -> list[tuple[catalog_mod.Site, templates.Match]]:
+    """Catalog sites whose message template matches ``message``, with the match."""
+    found = ((s, templates.match(s.template or "", message)) for s in cat.text_candidates(message))
+    return [(s, m) for s, m in found if m is not None]
+
+
 def _site_hits(ev: Evidence, cat: catalog_mod.Catalog, classes: set[str]) -> list[tuple[float, catalog_mod.Site, templates.Match | None]]:
     """Catalog sites whose template matches the message, best first."""
-    out = []
-    for s in cat.text_candidates(ev.match_text):
-        m = templates.match(s.template or "", ev.match_text)
-        if m is None:
-            continue
-        out.append((_match_quality(m, _canon(s.class_name) in classes), s, m))
+    out = [(_match_quality(m, _canon(s.class_name) in classes), s, m) for s, m in _template_matches(cat, ev.match_text)]
     if not out and ev.exc_class in _jax_class_names(cat):
         # Messages built inside the class (jax.errors): the class itself points at its sites.
         sites = cat.by_class.get(ev.exc_class, [])
@@ -750,7 +752,7 @@ def _start(ev: Evidence) -> _Case | None:
             and not _raised_by_compiled_code(ev)):
         return None
     cat = catalog_mod.get_nowait() if ev.source == "live" else catalog_mod.get()
-    if ev.unwrapped is not None and _fit(cat, ev.unwrapped) > _fit(cat, ev.match_text):
+    if ev.unwrapped is not None and _fit(cat, match_text_of(ev.unwrapped)) > _fit(cat, ev.match_text):
         ev.message = ev.unwrapped  # a terminal cut its lines: JAX's words fit the message as it was printed
     # A message pasted without its class ("Attempted boolean conversion of …") fits any class.
     classes = {_canon(c) for c in ev.classes} or ({_canon(ev.exc_class)} if ev.exc_class else _ANY_CLASS)
@@ -762,11 +764,8 @@ def _start(ev: Evidence) -> _Case | None:
 
 def _fit(cat: catalog_mod.Catalog, message: str) -> int:
     """How much of JAX's (and the records') literal text the message spells: its longest template match."""
-    best = max((m.literal for _rec, m, _p in _pattern_hits(message, records_mod.GENERATION)), default=0)
-    for s in cat.text_candidates(message):
-        m = templates.match(s.template or "", message)
-        best = max(best, m.literal if m else 0)
-    return best
+    records = (m.literal for _rec, m, _p in _pattern_hits(message, records_mod.GENERATION))
+    return max((*records, *(m.literal for _s, m in _template_matches(cat, message))), default=0)
 
 
 def _site_from_frames(c: _Case) -> None:
