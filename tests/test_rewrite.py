@@ -2,7 +2,8 @@
 
 Each failing cell runs in a real InteractiveShell with jaxerrs loaded; the rewrite is taken from
 ``jaxerrs.diagnose(exc).to_dict()["rewrite"]`` (and must equal the panel's); then setup + rewrite +
-check run in a fresh process, and so do setup + wrong_fix + check, which must fail.
+check run in a fresh process (forked from a server that has imported JAX, before any backend starts),
+and so do setup + wrong_fix + check, which must fail.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -45,6 +47,40 @@ def _worker(ids: list[str]) -> list[dict]:
     return json.loads(p.stdout.split("@@REWRITE-RESULTS@@", 1)[1])
 
 
+class _CheckServer:
+    """One ``rewrite_check.py --serve`` process: it imports JAX once and forks a fresh child per check."""
+
+    def __init__(self) -> None:
+        self.proc: subprocess.Popen[str] | None = None
+
+    def ask(self, job: dict) -> dict:
+        if self.proc is None or self.proc.poll() is not None:
+            self.proc = subprocess.Popen([sys.executable, str(HERE / "rewrite_check.py"), "--serve"], text=True,
+                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=_env())
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        try:
+            self.proc.stdin.write(json.dumps(job) + "\n")
+            self.proc.stdin.flush()
+            line = self.proc.stdout.readline()
+        except OSError as e:
+            line, why = "", repr(e)
+        else:
+            why = f"exit {self.proc.poll()}"
+        if not line:  # the server itself died: say so for this job; the next one starts a new server
+            self.close()
+            return {k: f"check server died ({why})" for k in job["runs"]}
+        return json.loads(line)
+
+    def close(self) -> None:
+        if self.proc is not None:
+            self.proc.kill()
+            self.proc.wait()
+            self.proc = None
+
+
+_SERVERS = threading.local()
+
+
 def _check(cid: str, rewrite: str | None) -> dict:
     c = BY_ID[cid]
     runs = {"wrong_fix": c.wrong_fix} if c.wrong_fix.strip() else {}
@@ -52,12 +88,13 @@ def _check(cid: str, rewrite: str | None) -> dict:
         runs["rewrite"] = rewrite
     if not runs:
         return {}
-    job = json.dumps({"setup": c.setup, "runs": runs, "check": c.check})
-    p = subprocess.run([sys.executable, str(HERE / "rewrite_check.py")], input=job, capture_output=True, text=True,
-                       env=_env(), timeout=600)
-    if "@@REWRITE-CHECK@@" not in p.stdout:
-        return {k: f"check process died: {p.stderr[-500:]}" for k in runs}
-    return json.loads(p.stdout.split("@@REWRITE-CHECK@@", 1)[1])
+    if not hasattr(_SERVERS, "server"):
+        _SERVERS.server = _CheckServer()
+        _ALL_SERVERS.append(_SERVERS.server)
+    return _SERVERS.server.ask({"setup": c.setup, "runs": runs, "check": c.check})
+
+
+_ALL_SERVERS: list[_CheckServer] = []
 
 
 @pytest.fixture(scope="session")
@@ -67,9 +104,13 @@ def proof() -> dict[str, dict]:
     with ThreadPoolExecutor(WORKERS) as pool:
         rows = [r for chunk in pool.map(_worker, chunks) for r in chunk]
     results = {r["id"]: r for r in rows}
-    with ThreadPoolExecutor(WORKERS) as pool:
-        checks = dict(zip(ids, pool.map(
-            lambda i: _check(i, (results[i]["rewrite"] or {}).get("cell")), ids), strict=True))
+    try:
+        with ThreadPoolExecutor(WORKERS) as pool:
+            checks = dict(zip(ids, pool.map(
+                lambda i: _check(i, (results[i]["rewrite"] or {}).get("cell")), ids), strict=True))
+    finally:
+        for server in _ALL_SERVERS:
+            server.close()
     for i in ids:
         results[i]["check"] = checks[i]
     print("\n" + report(results))
