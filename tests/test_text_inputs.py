@@ -242,3 +242,38 @@ def test_the_kept_release_tracebacks_in_every_paste_style():
         floor = 0.7 if style == "cut short" else 0.97
         assert right >= floor * n, f"{style}: {right} of {n} right"
         assert wrong <= (0.02 * n if style == "cut short" else 0), f"{style}: {wrong} confident wrong of {n}"
+
+
+def _pasted_pjit_frame(line: int, shown: str) -> str:
+    """A traceback pasted from another release, whose frame shows ``shown`` at ``line`` of pjit.py."""
+    return "\n".join([
+        "ValueError                                Traceback (most recent call last)",
+        "Cell In[3], line 1",
+        "----> 1 f(jnp.arange(5))",
+        "",
+        f"File ~/env/lib/python3.11/site-packages/jax/_src/pjit.py:{line}, in pjit_check_aval_sharding(shardings, "
+        "flat_avals, names, what_aval, allow_uneven_sharding)",
+        f"-> {line}     {shown}",
+        "",
+        "ValueError: One of pjit outputs was given the sharding of NamedSharding(mesh=Mesh('x': 4), "
+        "spec=PartitionSpec('x',)), which implies that the global size of its dimension 0 should be divisible "
+        "by 4, but it is equal to 5 (full shape: (5,))",
+    ])
+
+
+def test_a_raise_shown_in_a_frame_of_another_release_is_its_site():
+    """The pasted frame shows the raise at a line where a release in the history index raises it from that
+    function: that is the site, in that release, though the installed JAX has the function elsewhere."""
+    from jaxerrs import history
+
+    h = history.load()
+    releases = [r for r in h.releases() if (hit := h.site_at("jax/_src/pjit.py", 1417, r)) is not None
+                and hit.function == "pjit_check_aval_sharding"]
+    assert releases, "the history index has no release raising at pjit.py:1417"
+    d = jaxerrs.diagnose_text(_pasted_pjit_frame(1417, 'raise ValueError(f"One of {what_aval}{name_str} was "'))
+    assert d.site is not None
+    assert (d.site.path, d.site.function, d.site.line) == ("jax/_src/pjit.py", "pjit_check_aval_sharding", 1417)
+    assert d.site.jax_version == releases[-1]
+    # A shown raise of another class, or a line no release raises at, names no site.
+    assert jaxerrs.diagnose_text(_pasted_pjit_frame(1417, 'raise TypeError("One of")')).site is None
+    assert jaxerrs.diagnose_text(_pasted_pjit_frame(1402, 'raise ValueError(f"One of {what_aval}"')).site is None

@@ -500,6 +500,29 @@ def _not_this_source(cat: catalog_mod.Catalog, rf: Frame, site: SiteRef | None) 
     return bool(here) and here != rf.line.strip()
 
 
+def _shown_raise(ev: Evidence, rf: Frame, function: str) -> tuple[SiteRef, str] | None:
+    """A pasted frame whose shown line raises the error's class, at a line where the history index has a raise
+    of the same function in some releases: that site, in the latest of them, and a note naming them."""
+    m = re.match(r"raise\s+([\w.]+)", rf.line.strip())
+    if m is None or (ev.exc_class and _canon(m.group(1).rsplit(".", 1)[-1]) != _canon(ev.exc_class)):
+        return None
+    try:
+        from jaxerrs import history
+
+        h = history.load()
+        path = rf.jax_path or ""
+        releases = [r for r in h.releases() if (hit := h.site_at(path, rf.lineno, r)) is not None
+                    and same_function(hit.function, function)]
+    except Exception:  # noqa: BLE001 - the history is extra knowledge; without it no site is named
+        return None
+    if not releases:
+        return None
+    shown = f"JAX {releases[0]}" if len(releases) == 1 else f"JAX {releases[0]}–{releases[-1]}"
+    note = (f"The traceback shows the raise at `{path}:{rf.lineno}` in `{function}`, where {shown} raises it "
+            "(not the installed release's line): the site is the one the traceback shows.")
+    return SiteRef(path, rf.lineno, function, releases[-1], ev.exc_class), note
+
+
 def _older_wording(cat: catalog_mod.Catalog, ev: Evidence, site: SiteRef) -> tuple[SiteRef, str] | None:
     """For a pasted message whose words the site found for it (a record's first site) does not raise: the
     installed JAX's raise that does, else the site of the releases that word it so (history index) and a note
@@ -796,6 +819,11 @@ def _site_from_frames(c: _Case) -> None:
         if any(m is not None and m.start == 0 and m.literal >= TEXT_MIN_LITERAL
                and _canon(s.class_name) in c.classes for _sc, s, m in hits[:5]):
             c.site, c.how = None, ""
+    elif _not_this_source(cat, rf, c.site) and (shown := _shown_raise(ev, rf, function)) is not None:
+        # The pasted frame shows a raise of this class, and a release the history index knows has a raise of
+        # that function at that very line: the traceback names its own site.
+        c.site, c.note = shown
+        c.how = "raise site in the release that raised it"
     elif _not_this_source(cat, rf, c.site):
         # The line the traceback shows is not at that line in the installed JAX and no raise is
         # there: another release's source, which the history does not know. No site is guessed.
