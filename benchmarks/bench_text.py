@@ -24,8 +24,6 @@ from _common import forget_messages, median, ms, pct  # also puts src/ and tests
 BUCKETS = ((0.0, 0.25), (0.25, 0.5), (0.5, 0.75), (0.75, 1.01))
 
 
-
-
 def _ipython_render_time(repeat: int) -> float:
     """IPython's rendering of one real JAX error (a shape mismatch raised here), best of ``repeat``."""
     import jax.numpy as jnp

@@ -1,23 +1,24 @@
 """Run ``setup`` + a version of the cell + ``check`` in a fresh process, for the rewrite proof set.
 
-Reads ``{"setup", "runs": {"rewrite": code, "wrong_fix": code}, "check"}`` as JSON on stdin; each run gets
-a fresh namespace. Prints, after the marker, ``{"rewrite": null | "Class: message", "wrong_fix": …}``:
-null means setup, code and check all ran clean.
+A job is ``{"setup", "runs": {"rewrite": code, "wrong_fix": code}, "check"}``; each run gets a fresh
+namespace, and the answer is ``{"rewrite": null | "Class: message", "wrong_fix": …}``: null means setup, code
+and check all ran clean.
 
-``--serve`` reads one such job per line and answers one JSON line each. It imports JAX and the libraries
-once, before any backend starts, and forks a child per job: the child is as fresh as a new process (no
-backend, no compiled code, no config changed) without paying for the imports again.
+Run as a script, this is a server: it reads one job per JSON line on stdin and answers one JSON line each. It
+imports JAX and the libraries once, before any backend starts, and forks a child per job: the child is as
+fresh as a new process (no backend, no compiled code, no config changed) without paying for the imports
+again. ``CheckPool`` is the client, for the proof set and the held-out figures.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import queue
 import signal
+import subprocess
 import sys
 import traceback
-
-MARKER = "@@REWRITE-CHECK@@"
 
 
 def run(setup: str, code: str, check: str) -> str | None:
@@ -77,15 +78,59 @@ def serve() -> None:
         print(json.dumps(_forked(json.loads(line), 600)), flush=True)
 
 
-def main() -> None:
-    if sys.argv[1:] == ["--serve"]:
-        serve()
-        return
-    job = json.load(sys.stdin)
-    out = _answer(job)
-    print(MARKER)
-    print(json.dumps(out))
+class _Server:
+    """One server process, started on first use and again after it dies."""
+
+    def __init__(self, env: dict[str, str]) -> None:
+        self.env, self.proc = env, None
+
+    def ask(self, job: dict) -> dict:
+        if self.proc is None or self.proc.poll() is not None:
+            self.proc = subprocess.Popen([sys.executable, __file__], text=True, env=self.env,
+                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        try:
+            self.proc.stdin.write(json.dumps(job) + "\n")
+            self.proc.stdin.flush()
+            line = self.proc.stdout.readline()
+        except OSError as e:
+            line, why = "", repr(e)
+        else:
+            why = f"exit {self.proc.poll()}"
+        if not line:  # the server itself died: say so for this job; the next one starts a new server
+            self.close()
+            return {k: f"check server died ({why})" for k in job["runs"]}
+        return json.loads(line)
+
+    def close(self) -> None:
+        if self.proc is not None:
+            self.proc.kill()
+            self.proc.wait()
+            self.proc = None
+
+
+class CheckPool:
+    """``n`` check servers for ``n`` threads: ``ask(job)`` answers a job on a free server."""
+
+    def __init__(self, n: int, env: dict[str, str]) -> None:
+        self.servers = [_Server(env) for _ in range(n)]
+        self.free: queue.Queue[_Server] = queue.Queue()
+        for s in self.servers:
+            self.free.put(s)
+
+    def ask(self, job: dict) -> dict:
+        server = self.free.get()
+        try:
+            return server.ask(job)
+        finally:
+            self.free.put(server)
+
+    def __enter__(self) -> CheckPool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for s in self.servers:
+            s.close()
 
 
 if __name__ == "__main__":
-    main()
+    serve()

@@ -3,7 +3,7 @@
 The set was written blind to src/jaxerrs/rewrite/ from public threads (each case cites its source) and
 frozen before the rules it measures were changed. ``python tests/rewrite_heldout_metrics.py [--json F]``
 runs every cell in a real InteractiveShell with jaxerrs loaded (tests/rewrite_worker.py), then each
-rewrite with the case's intent check in a fresh process (tests/rewrite_check.py), and prints per kind:
+rewrite with the case's intent check in a fresh (forked) process (tests/rewrite_check.py), and prints per kind:
 cells, rewrites, rewrites passing their check, `safe` rewrites and `safe` ones failing, and rewrites that
 leave the cell raising the same error class. Reading a miss moves that case to the tuning side: say so.
 """
@@ -22,6 +22,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+from rewrite_check import CheckPool  # noqa: E402
 from rewrite_heldout import load_cases, side  # noqa: E402
 from test_rewrite import WORKERS, _env  # noqa: E402
 
@@ -49,19 +50,14 @@ def _worker(ids: list[str]) -> list[dict]:
     return json.loads(p.stdout.split("@@REWRITE-RESULTS@@", 1)[1])
 
 
-def _check(case, cell: str) -> str | None:
+def _check(case, cell: str, checks: CheckPool) -> str | None:
     setup = case.setup
     if case.earlier:  # the rewrite is of the earlier cell or of the cell: run it in its place
         if difflib.SequenceMatcher(None, cell, case.earlier).ratio() > difflib.SequenceMatcher(None, cell, case.cell).ratio():
             cell = cell + "\n" + case.cell
         else:
             setup = setup + "\n" + case.earlier
-    job = json.dumps({"setup": setup, "runs": {"rewrite": cell}, "check": case.check})
-    p = subprocess.run([sys.executable, str(HERE / "rewrite_check.py")], input=job, capture_output=True,
-                       text=True, env=_env(), timeout=600)
-    if "@@REWRITE-CHECK@@" not in p.stdout:
-        return f"check process died: {p.stderr[-300:]}"
-    return json.loads(p.stdout.split("@@REWRITE-CHECK@@", 1)[1])["rewrite"]
+    return checks.ask({"setup": setup, "runs": {"rewrite": cell}, "check": case.check})["rewrite"]
 
 
 def _side(c) -> str:
@@ -79,9 +75,9 @@ def main() -> None:
     with ThreadPoolExecutor(WORKERS) as pool:
         rows = {r["id"]: r for chunk in pool.map(_worker, [ids[i::WORKERS] for i in range(WORKERS)]) for r in chunk}
     offered = [i for i in ids if rows[i]["rewrite"]]
-    with ThreadPoolExecutor(WORKERS) as pool:
-        for i, res in zip(offered, pool.map(lambda i: _check(cases[i], rows[i]["rewrite"]["cell"]), offered),
-                          strict=True):
+    with CheckPool(WORKERS, _env()) as checks, ThreadPoolExecutor(WORKERS) as pool:
+        for i, res in zip(offered, pool.map(lambda i: _check(cases[i], rows[i]["rewrite"]["cell"], checks),
+                                            offered), strict=True):
             rows[i]["check"] = res
     lines: list[str] = []
     for half in ("held", "tuning"):

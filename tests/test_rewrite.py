@@ -12,7 +12,6 @@ import json
 import os
 import subprocess
 import sys
-import threading
 from collections import defaultdict
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -23,6 +22,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from rewrite_cases import load_cases  # noqa: E402
+from rewrite_check import CheckPool  # noqa: E402
 
 # REWRITE_ONLY=mod1,mod2 runs the cases of those modules of tests/rewrite_cases only (while writing rules).
 ONLY = [x for x in os.environ.get("REWRITE_ONLY", "").split(",") if x]
@@ -47,54 +47,14 @@ def _worker(ids: list[str]) -> list[dict]:
     return json.loads(p.stdout.split("@@REWRITE-RESULTS@@", 1)[1])
 
 
-class _CheckServer:
-    """One ``rewrite_check.py --serve`` process: it imports JAX once and forks a fresh child per check."""
-
-    def __init__(self) -> None:
-        self.proc: subprocess.Popen[str] | None = None
-
-    def ask(self, job: dict) -> dict:
-        if self.proc is None or self.proc.poll() is not None:
-            self.proc = subprocess.Popen([sys.executable, str(HERE / "rewrite_check.py"), "--serve"], text=True,
-                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=_env())
-        assert self.proc.stdin is not None and self.proc.stdout is not None
-        try:
-            self.proc.stdin.write(json.dumps(job) + "\n")
-            self.proc.stdin.flush()
-            line = self.proc.stdout.readline()
-        except OSError as e:
-            line, why = "", repr(e)
-        else:
-            why = f"exit {self.proc.poll()}"
-        if not line:  # the server itself died: say so for this job; the next one starts a new server
-            self.close()
-            return {k: f"check server died ({why})" for k in job["runs"]}
-        return json.loads(line)
-
-    def close(self) -> None:
-        if self.proc is not None:
-            self.proc.kill()
-            self.proc.wait()
-            self.proc = None
-
-
-_SERVERS = threading.local()
-
-
-def _check(cid: str, rewrite: str | None) -> dict:
+def _check(cid: str, rewrite: str | None, checks: CheckPool) -> dict:
     c = BY_ID[cid]
     runs = {"wrong_fix": c.wrong_fix} if c.wrong_fix.strip() else {}
     if rewrite is not None:
         runs["rewrite"] = rewrite
     if not runs:
         return {}
-    if not hasattr(_SERVERS, "server"):
-        _SERVERS.server = _CheckServer()
-        _ALL_SERVERS.append(_SERVERS.server)
-    return _SERVERS.server.ask({"setup": c.setup, "runs": runs, "check": c.check})
-
-
-_ALL_SERVERS: list[_CheckServer] = []
+    return checks.ask({"setup": c.setup, "runs": runs, "check": c.check})
 
 
 @pytest.fixture(scope="session")
@@ -104,15 +64,11 @@ def proof() -> dict[str, dict]:
     with ThreadPoolExecutor(WORKERS) as pool:
         rows = [r for chunk in pool.map(_worker, chunks) for r in chunk]
     results = {r["id"]: r for r in rows}
-    try:
-        with ThreadPoolExecutor(WORKERS) as pool:
-            checks = dict(zip(ids, pool.map(
-                lambda i: _check(i, (results[i]["rewrite"] or {}).get("cell")), ids), strict=True))
-    finally:
-        for server in _ALL_SERVERS:
-            server.close()
+    with CheckPool(WORKERS, _env()) as checks, ThreadPoolExecutor(WORKERS) as pool:
+        checks_of = dict(zip(ids, pool.map(
+            lambda i: _check(i, (results[i]["rewrite"] or {}).get("cell"), checks), ids), strict=True))
     for i in ids:
-        results[i]["check"] = checks[i]
+        results[i]["check"] = checks_of[i]
     print("\n" + report(results))
     return results
 

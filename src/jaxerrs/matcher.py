@@ -513,12 +513,12 @@ def _shown_raise(ev: Evidence, rf: Frame, function: str) -> tuple[SiteRef, str] 
         path = rf.jax_path or ""
         releases = [r for r in h.releases() if (hit := h.site_at(path, rf.lineno, r)) is not None
                     and same_function(hit.function, function)]
+        shown = h.format_releases(h.release_index(r) for r in releases)
     except Exception:  # noqa: BLE001 - the history is extra knowledge; without it no site is named
         return None
-    if not releases:
+    if shown is None:
         return None
-    shown = f"JAX {releases[0]}" if len(releases) == 1 else f"JAX {releases[0]}–{releases[-1]}"
-    note = (f"The traceback shows the raise at `{path}:{rf.lineno}` in `{function}`, where {shown} raises it "
+    note = (f"The traceback shows the raise at `{path}:{rf.lineno}` in `{function}`, where JAX {shown} raises it "
             "(not the installed release's line): the site is the one the traceback shows.")
     return SiteRef(path, rf.lineno, function, releases[-1], ev.exc_class), note
 
@@ -819,12 +819,14 @@ def _site_from_frames(c: _Case) -> None:
         if any(m is not None and m.start == 0 and m.literal >= TEXT_MIN_LITERAL
                and _canon(s.class_name) in c.classes for _sc, s, m in hits[:5]):
             c.site, c.how = None, ""
-    elif _not_this_source(cat, rf, c.site) and (shown := _shown_raise(ev, rf, function)) is not None:
-        # The pasted frame shows a raise of this class, and a release the history index knows has a raise of
-        # that function at that very line: the traceback names its own site.
-        c.site, c.note = shown
-        c.how = "raise site in the release that raised it"
     elif _not_this_source(cat, rf, c.site):
+        shown = _shown_raise(ev, rf, function)
+        if shown is not None:
+            # The pasted frame shows a raise of this class, and a release the history index knows has a raise
+            # of that function at that very line: the traceback names its own site.
+            c.site, c.note = shown
+            c.how = "raise site in the release that raised it"
+            return
         # The line the traceback shows is not at that line in the installed JAX and no raise is
         # there: another release's source, which the history does not know. No site is guessed.
         c.note = (f"The traceback shows `{rf.line.strip()}` at `{c.site.path}:{c.site.line}`, which is "
