@@ -370,6 +370,7 @@ _MD_LINK = re.compile(r"\[(?P<path>[^\]\n]+)\]\(https?://[^)\s]*\)")
 
 
 _QUOTED = re.compile(r"^\s*>(?!>)")
+_FENCE = re.compile(r"^\s*(?:`{3,}|~{3,})[\w+-]*\s*$")  # a Markdown code fence: it ends a message inside it
 
 
 def _unquote(lines: list[str]) -> list[str]:
@@ -386,6 +387,9 @@ def _normalise(text: str) -> str:
     import textwrap
 
     text = _MD_LINK.sub(r"\g<path>", text)
+    inline = text.strip()
+    if len(inline) > 2 and inline[0] == inline[-1] == "`" and not inline.startswith("``") and "`" not in inline[1:-1]:
+        text = inline[1:-1]  # a traceback pasted as one inline code span: `File "…", line 3 … Error: …`
     lines = _unquote(text.split("\n"))
     e_lines = [ln for ln in lines if _PYTEST_E.match(ln)]
     full = bool(e_lines) and any(_EXC_LINE.match(_PYTEST_E.sub("", ln).strip()) for ln in e_lines)
@@ -440,7 +444,7 @@ def from_text(text: str) -> Evidence:
         module = qual.rsplit(".", 1)[0] if "." in qual else ("jax._src.traceback_util" if wrapped else None)
         rest = [first]
         for ln in block[exc_idx + 1:]:
-            if _LOG_LINE.match(ln) or _CHAIN.match(ln.strip()):
+            if _LOG_LINE.match(ln) or _CHAIN.match(ln.strip()) or _FENCE.match(ln):
                 break
             rest.append(ln)
         message = "\n".join(rest).strip("\n")
