@@ -315,3 +315,88 @@ def test_a_site_no_release_has_is_never_invented():
     text = _pasted("jax/_src/made_up.py", 12, "nothing", "TypeError: a message no JAX release ever raised here")
     d = jaxerrs.diagnose_text(text)
     assert d.site is None and any("does not guess" in n for n in d.notes)
+
+
+# ---------------------------------------------------------------- the libraries' histories
+
+def test_build_a_library_history_from_git(tmp_path) -> None:  # noqa: ANN001 - pytest's tmp_path
+    """A library's builder: its own tags (``vX.Y.Z``), its package directory mapped to where it is installed
+    (Orbax's ``checkpoint/orbax/checkpoint`` is ``orbax/checkpoint`` in site-packages), tests left out."""
+    import shutil
+
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    repo = tmp_path / "orbax"
+    repo.mkdir()
+    _git(repo, "init", "-q")
+    pkg = repo / "checkpoint" / "orbax" / "checkpoint"
+    versions = {
+        "0.9.0": {"a.py": 'def save(x):\n    raise ValueError(f"cannot save an item of this kind: {x}")\n'},
+        "0.10.0": {"a.py": '\n\ndef save(x):\n    raise ValueError(f"cannot save an item of this kind: {x}")\n',
+                   "a_test.py": 'raise ValueError("a test")\n'},
+        "0.11.0": {"a.py": "def save(x):\n    return x\n"},
+    }
+    for version, files in versions.items():
+        shutil.rmtree(pkg, ignore_errors=True)
+        pkg.mkdir(parents=True)
+        for name, text in files.items():
+            (pkg / name).write_text(text)
+        _git(repo, "add", "-A")
+        _git(repo, "commit", "-q", "-m", version)
+        _git(repo, "tag", f"v{version}")
+    _git(repo, "tag", "export-v1.0.0")  # another package's tags in the same repository are not releases
+    source = history.LIBRARY_SOURCES["orbax"]
+    assert history.release_tags(repo / ".git", source.first, None, source) == ["v0.10.0", "v0.11.0"]
+    out = tmp_path / "orbax.json.gz"
+    assert history.main(["build", "--source", "orbax", "--git-dir", str(repo / ".git"), "--out", str(out)]) == 0
+    small = history.History(history.load(out).data)
+    assert small.releases() == ["0.10.0", "0.11.0"] and small.data["package"] == "orbax"
+    assert [(x.releases, x.path, x.function, x.line) for x in small.sites_for("cannot save an item of this kind: 3")] \
+        == [(("0.10.0", "0.10.0"), "orbax/checkpoint/a.py", "save", 4)]
+    assert small.sites_for("a test") == []
+
+
+def test_a_library_wording_only_older_releases_use_names_their_site_and_the_library():
+    """A library's message that the installed release no longer raises (or a library not installed): from text
+    alone, the library's history index names the library, the site in the latest release that raised it, and
+    those releases."""
+    import jaxerrs
+
+    h = history.load_library("equinox")
+    assert h is not None, "the shipped equinox history index is missing"
+    template = "The following fields were not initialised during __init__: {missing_names}"
+    hits = [x for x in h.sites_for(template, "ValueError") if x.template == template]
+    assert hits, "no equinox release in the index raises these words"
+    d = jaxerrs.diagnose_text("ValueError: The following fields were not initialised during __init__: {'w'}")
+    assert d.is_jax and d.ecosystem == "equinox"
+    assert d.site is not None and (d.site.path, d.site.function) == (hits[-1].path, hits[-1].function)
+    assert d.site.library_version == max((x.releases[1] for x in hits), key=history.version_key)
+    assert f"/blob/v{d.site.library_version}/equinox/" in d.site.url
+    assert any("equinox" in n and d.site.library_version in n for n in d.notes), d.notes
+
+
+@pytest.mark.parametrize("name", sorted(history.LIBRARY_SOURCES))
+def test_every_library_history_is_shipped_and_covers_two_years(name):
+    h = history.load_library(name)
+    assert h is not None and h.data["package"] == name
+    source = history.LIBRARY_SOURCES[name]
+    assert history.version_key(h.releases()[0]) == source.first and len(h.releases()) >= 5
+    assert all(s.path.startswith(source.roots[0][1] + "/") for s in h.sites)
+
+
+def test_a_pasted_library_frame_that_raises_at_an_older_release_s_line_links_that_release():
+    """A library frame showing a raise at a line where the installed release has none: the site is the frame's,
+    and its release (so its link) is the latest one in the library's index that raises there."""
+    import jaxerrs
+
+    h = history.load_library("equinox")
+    assert h is not None
+    template = "The following fields were not initialised during __init__: {missing_names}"
+    old = next(x for x in h.sites_for(template) if x.template == template)
+    text = ("Traceback (most recent call last):\n  File \"/w/a.py\", line 5, in <module>\n    m = M()\n"
+            f'  File "/env/lib/python3.11/site-packages/{old.path}", line {old.line}, in __call__\n'
+            "    raise ValueError(\nValueError: The following fields were not initialised during __init__: {'w'}")
+    d = jaxerrs.diagnose_text(text)
+    assert d.ecosystem == "equinox" and d.site is not None and (d.site.path, d.site.line) == (old.path, old.line)
+    assert d.site.library_version == old.releases[1]
+    assert f"/blob/v{old.releases[1]}/{old.path}#L{old.line}" in d.site.url

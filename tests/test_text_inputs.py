@@ -277,3 +277,23 @@ def test_a_raise_shown_in_a_frame_of_another_release_is_its_site():
     # A shown raise of another class, or a line no release raises at, names no site.
     assert jaxerrs.diagnose_text(_pasted_pjit_frame(1417, 'raise TypeError("One of")')).site is None
     assert jaxerrs.diagnose_text(_pasted_pjit_frame(1402, 'raise ValueError(f"One of {what_aval}"')).site is None
+
+
+def test_python_s_own_wording_under_frames_with_none_of_jax_s_is_python_s_raise():
+    """``module 'jax' has no attribute …`` is how Python words any module's missing attribute, and how JAX's module
+    ``__getattr__`` words it too. A traceback whose frames end in the user's line, with no frame of JAX's under
+    it, was raised by Python's own lookup: the record, but no site of JAX's. A final line alone keeps the site."""
+    text = "AttributeError: module 'jax' has no attribute 'tree_multimap'"
+    user = ('Traceback (most recent call last):\n  File "/w/train.py", line 9, in <module>\n    main()\n'
+            '  File "/w/train.py", line 3, in main\n    return jax.tree_multimap(f, a, b)\n' + text)
+    d = jaxerrs.diagnose_text(user)
+    assert d.is_jax and d.record is not None and d.record.id == "removed-tree-multimap"
+    assert d.site is None and any("Python itself words" in n for n in d.notes)
+    assert any(c.site is not None and c.site.path == "jax/_src/deprecations.py" for c in d.candidates)
+    alone = jaxerrs.diagnose_text(text)
+    assert alone.site is not None and alone.site.path == "jax/_src/deprecations.py"
+    framed = user.replace("    return jax.tree_multimap(f, a, b)\n", "    return jax.tree_multimap(f, a, b)\n"
+                             '  File "/env/lib/python3.11/site-packages/jax/_src/deprecations.py", line 57, in getattr\n'
+                             '    raise AttributeError(f"module {module!r} has no attribute {name!r}")\n')
+    placed = jaxerrs.diagnose_text(framed)
+    assert placed.site is not None and placed.site.path == "jax/_src/deprecations.py"

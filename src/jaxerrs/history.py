@@ -3,7 +3,9 @@
 A user may paste a traceback from any release. This index says, for a message or a frame from another
 release, which site raised it in *that* release and what the installed JAX does instead (same site, moved,
 reworded, removed). It ships as ``data/site_history.json.gz`` and is regenerated from a git mirror of
-github.com/jax-ml/jax with ``python -m jaxerrs.history build --git-dir DIR --out PATH``.
+github.com/jax-ml/jax with ``python -m jaxerrs.history build --git-dir DIR --out PATH``. The libraries built on
+JAX (``LIBRARY_SOURCES``: Flax, Equinox, Optax, Chex, Orbax) have the same index over their releases of the last
+two years, ``data/site_history-NAME.json.gz``, from their own tags (``build --source NAME``).
 
 Data layout (compact: strings deduplicated, per-release facts stored as runs of consecutive releases)::
 
@@ -74,21 +76,55 @@ def version_key(version: str) -> tuple[int, ...]:
 # --------------------------------------------------------------------------- building
 
 
+class Source(NamedTuple):
+    """A repository whose release tags are indexed: JAX's own, or an ecosystem library's."""
+
+    name: str  # the package: "jax", "flax", …
+    repo: str
+    tag: re.Pattern[str]  # a final-release tag; group 1 is the version
+    roots: tuple[tuple[str, str], ...]  # (directory in the repository, the same directory under site-packages)
+    first: tuple[int, ...]
+    last: tuple[int, ...] | None
+    data_file: str
+
+
+_V_TAG = re.compile(r"^v(\d+(?:\.\d+)+)$")
+JAX = Source("jax", "https://github.com/jax-ml/jax", TAG, (("jax", "jax"), ("jaxlib", "jaxlib")), FIRST_RELEASE,
+             LAST_RELEASE, DATA_FILE)
+# The libraries' releases of the last two years (from late 2024): ``data/site_history-NAME.json.gz``, regenerated
+# by ``python -m jaxerrs.history build --source NAME --git-dir DIR`` from a mirror of ``repo``.
+LIBRARY_SOURCES = {s.name: s for s in (
+    Source("flax", "https://github.com/google/flax", _V_TAG, (("flax", "flax"),), (0, 10, 0), None,
+           "site_history-flax.json.gz"),
+    Source("equinox", "https://github.com/patrick-kidger/equinox", _V_TAG, (("equinox", "equinox"),), (0, 11, 8),
+           None, "site_history-equinox.json.gz"),
+    Source("optax", "https://github.com/google-deepmind/optax", _V_TAG, (("optax", "optax"),), (0, 2, 4), None,
+           "site_history-optax.json.gz"),
+    Source("chex", "https://github.com/google-deepmind/chex", _V_TAG, (("chex", "chex"),), (0, 1, 88), None,
+           "site_history-chex.json.gz"),
+    Source("orbax", "https://github.com/google/orbax", _V_TAG, (("checkpoint/orbax/checkpoint", "orbax/checkpoint"),),
+           (0, 10, 0), None, "site_history-orbax.json.gz"),
+)}
+SOURCES = {"jax": JAX, **LIBRARY_SOURCES}
+
+
 def release_tags(git_dir: str | Path, first: tuple[int, ...] = FIRST_RELEASE,
-                 last: tuple[int, ...] | None = LAST_RELEASE) -> list[str]:
-    """Every final-release tag ``jax-vX.Y.Z`` from ``first`` through ``last``, in release order (no rcs)."""
+                 last: tuple[int, ...] | None = LAST_RELEASE, source: Source = JAX) -> list[str]:
+    """Every final-release tag of ``source`` (``jax-vX.Y.Z``) from ``first`` through ``last``, in release order
+    (no rcs)."""
     out = subprocess.run(["git", "--git-dir", str(git_dir), "tag"], check=True, capture_output=True, text=True)
     tags = []
     for t in out.stdout.split():
-        m = TAG.match(t)
+        m = source.tag.match(t)
         if m and first <= version_key(m.group(1)) and (last is None or version_key(m.group(1)) <= last):
             tags.append(t)
-    return sorted(tags, key=lambda t: version_key(t[len("jax-v"):]))
+    return sorted(tags, key=lambda t: version_key(source.tag.match(t).group(1)))  # type: ignore[union-attr]
 
 
-def _wanted(path: str) -> bool:
-    """Python files of the packages users install: ``jax/`` and jaxlib's Python parts, no tests or tools."""
-    if not path.endswith(".py") or not path.startswith(("jax/", "jaxlib/")):
+def _wanted(path: str, source: Source = JAX) -> bool:
+    """Python files of the packages users install (``jax/`` and jaxlib's Python parts; a library's package), no
+    tests, examples or tools."""
+    if not path.endswith(".py") or not any(path.startswith(root + "/") for root, _installed in source.roots):
         return False
     parts = path.split("/")
     skip = ("tests", "examples", "tools", "wheel") if parts[0] == "jaxlib" else ("tests", "examples")
@@ -96,6 +132,14 @@ def _wanted(path: str) -> bool:
         return False
     name = parts[-1]
     return not (name.endswith("_test.py") or name in ("setup.py", "conftest.py"))
+
+
+def _installed_path(path: str, source: Source) -> str:
+    """A repository path as it lies under site-packages (``checkpoint/orbax/checkpoint/x.py`` -> ``orbax/checkpoint/x.py``)."""
+    for root, installed in source.roots:
+        if path.startswith(root + "/"):
+            return installed + path[len(root):]
+    return path
 
 
 class _Blobs:
@@ -122,15 +166,17 @@ class _Blobs:
         self.proc.wait()
 
 
-def _tree(git_dir: str | Path, tag: str) -> list[tuple[str, str]]:
-    out = subprocess.run(["git", "--git-dir", str(git_dir), "ls-tree", "-r", tag, "--", "jax", "jaxlib"],
+def _tree(git_dir: str | Path, tag: str, source: Source = JAX) -> list[tuple[str, str]]:
+    """(path under site-packages, blob) of each wanted file at ``tag``."""
+    roots = [root for root, _installed in source.roots]
+    out = subprocess.run(["git", "--git-dir", str(git_dir), "ls-tree", "-r", tag, "--", *roots],
                          check=True, capture_output=True, text=True).stdout
     rows = []
     for line in out.splitlines():
         meta, path = line.split("\t", 1)
         _mode, kind, sha = meta.split()
-        if kind == "blob" and _wanted(path):
-            rows.append((path, sha))
+        if kind == "blob" and _wanted(path, source):
+            rows.append((_installed_path(path, source), sha))
     return rows
 
 
@@ -165,12 +211,15 @@ class _Table:
         return i
 
 
-def build(git_dir: str | Path, tags: Sequence[str] | None = None, progress: bool = False) -> dict[str, object]:
-    """The history data for ``tags`` (default: every release tag 0.4.30 .. LAST_RELEASE) of a jax git mirror."""
-    tags = list(tags) if tags is not None else release_tags(git_dir)
-    releases = [t[len("jax-v"):] if t.startswith("jax-v") else t for t in tags]
+def build(git_dir: str | Path, tags: Sequence[str] | None = None, progress: bool = False,
+          source: Source = JAX) -> dict[str, object]:
+    """The history data for ``tags`` (default: every release tag of ``source`` from its first through its last)
+    of a git mirror of ``source.repo``."""
+    tags = list(tags) if tags is not None else release_tags(git_dir, source.first, source.last, source)
+    releases = [m.group(1) if (m := source.tag.match(t)) else t for t in tags]
     blobs = _Blobs(git_dir)
-    marker_paths = {p for _pattern, paths, _needle in MARKER_RULES.values() for p in paths}
+    rules = MARKER_RULES if source is JAX else {}
+    marker_paths = {p for _pattern, paths, _needle in rules.values() for p in paths}
     # (path, blob) -> (raises as (site key, line, extra lines), {function: (first, last)}, lines in the file)
     parsed: dict[tuple[str, str], tuple[list[tuple[tuple, int, int]], dict[str, tuple[int, int]], int]] = {}
     versions: dict[str, dict[str, list[int]]] = {}  # path -> blob -> release indices
@@ -179,19 +228,19 @@ def build(git_dir: str | Path, tags: Sequence[str] | None = None, progress: bool
     skipped: dict[str, str] = {}
     try:
         for ri, tag in enumerate(tags):
-            tree = _tree(git_dir, tag)
+            tree = _tree(git_dir, tag, source)
             texts: dict[str, bytes] = {}
             for path, sha in tree:
                 key = (path, sha)
                 if key not in parsed or path in marker_paths:
-                    source = blobs.read(sha)
+                    code = blobs.read(sha)
                     if path in marker_paths:
-                        texts[path] = source
+                        texts[path] = code
                 if key not in parsed:
                     raises: list[tuple[tuple, int, int]] = []
                     spans: dict[str, tuple[int, int]] = {}
                     try:
-                        module = ast.parse(source, filename=path)
+                        module = ast.parse(code, filename=path)
                         ordinals: dict[tuple[str, str, str | None], int] = {}
                         for site in sorted(catalog.extract_source(module, path), key=lambda s: s.line):
                             base = (site.function, site.class_name, site.template)
@@ -204,9 +253,9 @@ def build(git_dir: str | Path, tags: Sequence[str] | None = None, progress: bool
                             spans[qual] = (min(lo, old[0]), max(hi, old[1])) if old else (lo, hi)
                     except (SyntaxError, ValueError, RecursionError) as e:
                         skipped[f"{releases[ri]}:{path}"] = type(e).__name__
-                    parsed[key] = (raises, spans, source.count(b"\n") + 1)
+                    parsed[key] = (raises, spans, code.count(b"\n") + 1)
                 versions.setdefault(path, {}).setdefault(sha, []).append(ri)
-            for name, (_pattern, paths, needle) in MARKER_RULES.items():
+            for name, (_pattern, paths, needle) in rules.items():
                 if any(needle.encode() in texts.get(p, b"") for p in paths):
                     markers.setdefault(name, {})[ri] = (1,)
             if progress:
@@ -246,7 +295,8 @@ def build(git_dir: str | Path, tags: Sequence[str] | None = None, progress: bool
         file_rows.append([P(path), rows])
     return {
         "format": FORMAT_VERSION,
-        "source": "https://github.com/jax-ml/jax tags " + ", ".join(tags),
+        "source": f"{source.repo} tags " + ", ".join(tags),
+        "package": source.name,
         "releases": releases,
         "paths": P.items, "functions": F.items, "classes": C.items, "templates": T.items, "kinds": K.items,
         "sites": site_rows,
@@ -840,6 +890,16 @@ def load(path: str | Path | None = None) -> History:
     return _load(str(path or data_path()))
 
 
+def load_library(name: str) -> History | None:
+    """The shipped history index of one library of ``LIBRARY_SOURCES`` (flax, optax, …); None when it is not
+    shipped or cannot be read (the libraries' histories are extra knowledge)."""
+    path = Path(str(resources.files("jaxerrs") / "data" / LIBRARY_SOURCES[name].data_file))
+    try:
+        return _load(str(path))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
 def releases() -> list[str]:
     """Every JAX release the shipped index covers, oldest first."""
     return load().releases()
@@ -873,13 +933,15 @@ def main(argv: list[str] | None = None) -> int:
     """``python -m jaxerrs.history build --git-dir DIR [--out PATH] [--tags T …]`` | ``sites TEXT`` | ``function P F``."""
     parser = argparse.ArgumentParser(prog="python -m jaxerrs.history", description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
-    b = sub.add_parser("build", help="regenerate the history data from a git mirror of github.com/jax-ml/jax")
+    b = sub.add_parser("build", help="regenerate the history data from a git mirror of github.com/jax-ml/jax "
+                                     "(or of a library's repository, with --source)")
     b.add_argument("--git-dir", required=True, help="the repository's git directory (a bare mirror is fine)")
-    b.add_argument("--out", default=None, help=f"output file (default: the package's data/{DATA_FILE})")
+    b.add_argument("--source", default="jax", choices=sorted(SOURCES), help="whose releases (default jax)")
+    b.add_argument("--out", default=None, help="output file (default: the package's data/ file for --source)")
     b.add_argument("--tags", nargs="*", default=None,
                    help="tags to index (default: every release tag from --first through --last)")
-    b.add_argument("--first", default="0.4.30", help="first release (default 0.4.30)")
-    b.add_argument("--last", default=".".join(map(str, LAST_RELEASE)), help="last release, or 'all'")
+    b.add_argument("--first", default=None, help="first release (default: the source's, 0.4.30 for jax)")
+    b.add_argument("--last", default=None, help="last release, or 'all' (default: the source's)")
     q = sub.add_parser("sites", help="which releases raise a message (or template), and where")
     q.add_argument("text")
     q.add_argument("--class", dest="cls", default=None, help="only sites raising this class")
@@ -897,10 +959,12 @@ def main(argv: list[str] | None = None) -> int:
         present = [i for i, r in enumerate(h.releases()) if h.function_span(args.path, args.function, r)]
         print(h.format_releases(present) or f"no release from {h.releases()[0]} to {h.releases()[-1]} has it")
         return 0
-    tags = args.tags or release_tags(args.git_dir, version_key(args.first),
-                                     None if args.last == "all" else version_key(args.last))
-    data = build(args.git_dir, tags, progress=True)
-    out = Path(args.out) if args.out else Path(__file__).parent / "data" / DATA_FILE
+    source = SOURCES[args.source]
+    first = version_key(args.first) if args.first else source.first
+    last = source.last if args.last is None else (None if args.last == "all" else version_key(args.last))
+    tags = args.tags or release_tags(args.git_dir, first, last, source)
+    data = build(args.git_dir, tags, progress=True, source=source)
+    out = Path(args.out) if args.out else Path(__file__).parent / "data" / source.data_file
     write(data, out)
     print(f"{out}: {len(data['releases'])} releases, {len(data['sites'])} sites, "
           f"{len(data['templates'])} templates, {out.stat().st_size} bytes", file=sys.stderr)
