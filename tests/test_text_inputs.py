@@ -297,3 +297,20 @@ def test_python_s_own_wording_under_frames_with_none_of_jax_s_is_python_s_raise(
                              '    raise AttributeError(f"module {module!r} has no attribute {name!r}")\n')
     placed = jaxerrs.diagnose_text(framed)
     assert placed.site is not None and placed.site.path == "jax/_src/deprecations.py"
+
+
+def test_a_traceback_in_one_inline_code_span_or_a_fence_is_read_as_printed():
+    """Markdown around a paste: one inline code span holding the whole traceback (its frames count), and a fenced
+    block followed by the user's prose (the fence ends the message; the prose is no part of it)."""
+    frame = ('File "/home/u/envs/a/lib/python3.11/site-packages/optax/_src/transform.py", line 80, in _update_moment\n'
+             "    return jax.tree_multimap(\n")
+    d = jaxerrs.diagnose_text("`" + frame + "AttributeError: module 'jax' has no attribute 'tree_multimap'`")
+    assert d.evidence.frames and d.evidence.frames[-1].function == "_update_moment"
+    assert d.evidence.message == "module 'jax' has no attribute 'tree_multimap'" and d.ecosystem == "optax"
+    fenced = ("I get this:\n```python\nTraceback (most recent call last):\n"
+              '  File "/w/train.py", line 3, in main\n    y = 1 if x > 0 else 0\n'
+              "jax.errors.TracerBoolConversionError: Attempted boolean conversion of traced array with shape bool[].\n"
+              "```\nAny idea why? It worked before.")
+    d = jaxerrs.diagnose_text(fenced)
+    assert d.evidence.message == "Attempted boolean conversion of traced array with shape bool[]."
+    assert d.record is not None and d.record.id == "tracer-bool-conversion"
