@@ -400,3 +400,42 @@ def test_a_pasted_library_frame_that_raises_at_an_older_release_s_line_links_tha
     assert d.ecosystem == "equinox" and d.site is not None and (d.site.path, d.site.line) == (old.path, old.line)
     assert d.site.library_version == old.releases[1]
     assert f"/blob/v{old.releases[1]}/{old.path}#L{old.line}" in d.site.url
+
+
+def test_a_library_class_that_words_its_own_message_gives_its_raises_that_template():
+    """Flax's error classes build their message in ``__init__``; the raise (``raise errors.ScopeParamShapeError(
+    …)``) has no words of its own. The index gives each such raise its class's message in each release, so the
+    older wording of a frequent Flax error, pasted without its module, still names Flax, its raise and a record."""
+    import ast
+
+    module = ast.parse('class E(Base):\n  def __init__(self, a, b):\n'
+                       '    super().__init__(f"Initializer expected shape {a} but got {b} here")\n'
+                       'class F(Base):\n  def __init__(self, a):\n    msg = f"cannot do {a} at all, sorry"\n'
+                       '    Base.__init__(self, msg)\n')
+    assert history.class_messages(module) == {"E": "Initializer expected shape {a} but got {b} here",
+                                              "F": "cannot do {a} at all, sorry"}
+    h = history.load_library("flax")
+    assert h is not None
+    old = [s for s in h.sites if s.cls == "ScopeParamShapeError" and s.template
+           and s.template.startswith("Initializer expected to generate shape")]
+    assert old and all(s.kind == "class message" for s in old)
+    import jaxerrs
+
+    d = jaxerrs.diagnose_text('ScopeParamShapeError: Initializer expected to generate shape (3, 4) but got shape '
+                              '(5, 4) instead for parameter "kernel" in "/Dense_0".')
+    assert d.is_jax and d.ecosystem == "flax" and d.record is not None
+    assert d.record.id == "flax-linen-param-shape-mismatch"
+    assert d.site is not None and (d.site.path, d.site.function) == ("flax/core/scope.py", "Scope.param")
+
+
+def test_a_library_s_own_class_pasted_without_its_module_names_the_library():
+    """A class one library defines (its history index says so), distinctive enough, makes a pasted error that
+    library's; a common name (``ValidationError``) or a user's own class does not."""
+    import jaxerrs
+
+    h = history.load_library("orbax")
+    assert h is not None and "StepAlreadyExistsError" in h.defined_classes and "ValidationError" in h.defined_classes
+    d = jaxerrs.diagnose_text("StepAlreadyExistsError: a message jaxerrs has never seen for step 3")
+    assert d.is_jax and d.ecosystem == "orbax"
+    for text in ("ValidationError: 1 validation error for Config", "MyOwnFancyThingError: nope"):
+        assert not jaxerrs.diagnose_text(text).is_jax, text

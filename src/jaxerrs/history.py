@@ -86,11 +86,15 @@ class Source(NamedTuple):
     first: tuple[int, ...]
     last: tuple[int, ...] | None
     data_file: str
+    # Raises of a class that builds its message in ``__init__`` (``raise errors.ScopeParamShapeError(...)``) take
+    # that message as their template. JAX's own such classes each have a record that words them; its index
+    # keeps them without a template, as its matcher expects.
+    class_messages: bool = True
 
 
 _V_TAG = re.compile(r"^v(\d+(?:\.\d+)+)$")
 JAX = Source("jax", "https://github.com/jax-ml/jax", TAG, (("jax", "jax"), ("jaxlib", "jaxlib")), FIRST_RELEASE,
-             LAST_RELEASE, DATA_FILE)
+             LAST_RELEASE, DATA_FILE, class_messages=False)
 # The libraries' releases of the last two years (from late 2024): ``data/site_history-NAME.json.gz``, regenerated
 # by ``python -m jaxerrs.history build --source NAME --git-dir DIR`` from a mirror of ``repo``.
 LIBRARY_SOURCES = {s.name: s for s in (
@@ -211,6 +215,39 @@ class _Table:
         return i
 
 
+def class_messages(module: ast.Module) -> dict[str, str]:
+    """{class name: message template} for each exception class of a module that builds its message in
+    ``__init__`` (``super().__init__(f"…")``, ``Base.__init__(self, f"…")``): what ``raise Class(args)`` prints."""
+    out: dict[str, str] = {}
+    for node in ast.walk(module):
+        if not isinstance(node, ast.ClassDef):
+            continue
+        init = next((f for f in node.body if isinstance(f, ast.FunctionDef) and f.name == "__init__"), None)
+        if init is None:
+            continue
+        assigns: dict[str, list[tuple[ast.AST, bool, int]]] = {}
+        for st in ast.walk(init):
+            if isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name):
+                assigns.setdefault(st.targets[0].id, []).append((st.value, False, st.lineno))
+            elif isinstance(st, ast.AugAssign) and isinstance(st.target, ast.Name):
+                assigns.setdefault(st.target.id, []).append((st.value, True, st.lineno))
+        for call in ast.walk(init):
+            if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "__init__"):
+                continue
+            owner = call.func.value
+            if isinstance(owner, ast.Call) and isinstance(owner.func, ast.Name) and owner.func.id == "super":
+                arg = call.args[0] if call.args else None
+            elif isinstance(owner, (ast.Name, ast.Attribute)):
+                arg = call.args[1] if len(call.args) > 1 else None
+            else:
+                continue
+            tmpl, _kind = catalog._template(arg, assigns)
+            if tmpl and templates.literal_length(tmpl) >= 15:
+                out[node.name] = tmpl
+                break
+    return out
+
+
 def build(git_dir: str | Path, tags: Sequence[str] | None = None, progress: bool = False,
           source: Source = JAX) -> dict[str, object]:
     """The history data for ``tags`` (default: every release tag of ``source`` from its first through its last)
@@ -220,10 +257,15 @@ def build(git_dir: str | Path, tags: Sequence[str] | None = None, progress: bool
     blobs = _Blobs(git_dir)
     rules = MARKER_RULES if source is JAX else {}
     marker_paths = {p for _pattern, paths, _needle in rules.values() for p in paths}
-    # (path, blob) -> (raises as (site key, line, extra lines), {function: (first, last)}, lines in the file)
-    parsed: dict[tuple[str, str], tuple[list[tuple[tuple, int, int]], dict[str, tuple[int, int]], int]] = {}
-    versions: dict[str, dict[str, list[int]]] = {}  # path -> blob -> release indices
+    # (path, blob) -> (raises as (site key, line, extra lines), {function: (first, last)}, lines in the file,
+    # {class: message its __init__ builds})
+    parsed: dict[tuple[str, str], tuple[list[tuple[tuple, int, int]], dict[str, tuple[int, int]], int,
+                                        dict[str, str]]] = {}
+    # (path, content) -> what the builder emits for it: the blob's raises with the release's class messages
+    content: dict[tuple[str, tuple], tuple[list[tuple[tuple, int, int]], dict[str, tuple[int, int]], int]] = {}
+    versions: dict[str, dict[tuple, list[int]]] = {}  # path -> content -> release indices
     kinds: dict[tuple, str] = {}
+    defined: set[str] = set()  # exception classes the package defines (any release)
     markers: dict[str, dict[int, tuple[int, ...]]] = {}
     skipped: dict[str, str] = {}
     try:
@@ -239,8 +281,12 @@ def build(git_dir: str | Path, tags: Sequence[str] | None = None, progress: bool
                 if key not in parsed:
                     raises: list[tuple[tuple, int, int]] = []
                     spans: dict[str, tuple[int, int]] = {}
+                    messages: dict[str, str] = {}
                     try:
                         module = ast.parse(code, filename=path)
+                        messages = class_messages(module) if source.class_messages else {}
+                        defined.update(n.name for n in ast.walk(module) if isinstance(n, ast.ClassDef)
+                                       and n.name.endswith(("Error", "Exception")) and not n.name.startswith("_"))
                         ordinals: dict[tuple[str, str, str | None], int] = {}
                         for site in sorted(catalog.extract_source(module, path), key=lambda s: s.line):
                             base = (site.function, site.class_name, site.template)
@@ -253,8 +299,20 @@ def build(git_dir: str | Path, tags: Sequence[str] | None = None, progress: bool
                             spans[qual] = (min(lo, old[0]), max(hi, old[1])) if old else (lo, hi)
                     except (SyntaxError, ValueError, RecursionError) as e:
                         skipped[f"{releases[ri]}:{path}"] = type(e).__name__
-                    parsed[key] = (raises, spans, code.count(b"\n") + 1)
-                versions.setdefault(path, {}).setdefault(sha, []).append(ri)
+                    parsed[key] = (raises, spans, code.count(b"\n") + 1, messages)
+            release_messages = {c: t for path, sha in tree for c, t in parsed[(path, sha)][3].items()}
+            for path, sha in tree:
+                raises, spans, nlines, _messages = parsed[(path, sha)]
+                emitted = []
+                for skey, line, extra in raises:
+                    message = release_messages.get(skey[2]) if skey[3] is None else None
+                    if message is not None:  # a class that words its own message: raises print that
+                        skey = (*skey[:3], message, skey[4])
+                        kinds.setdefault(skey, "class message")
+                    emitted.append((skey, line, extra))
+                ckey = (sha, tuple(emitted))
+                content[(path, ckey)] = (emitted, spans, nlines)
+                versions.setdefault(path, {}).setdefault(ckey, []).append(ri)
             for name, (_pattern, paths, needle) in rules.items():
                 if any(needle.encode() in texts.get(p, b"") for p in paths):
                     markers.setdefault(name, {})[ri] = (1,)
@@ -266,8 +324,8 @@ def build(git_dir: str | Path, tags: Sequence[str] | None = None, progress: bool
     P, F, C, T, K = _Table(), _Table(), _Table(), _Table(), _Table()
     first_seen: dict[tuple, int] = {}
     for path, per in versions.items():
-        for sha, indices in per.items():
-            for skey, _line, _extra in parsed[(path, sha)][0]:
+        for ckey, indices in per.items():
+            for skey, _line, _extra in content[(path, ckey)][0]:
                 first_seen[skey] = min(first_seen.get(skey, 1 << 30), indices[0])
     site_index: dict[tuple, int] = {}
     site_rows = []
@@ -279,8 +337,8 @@ def build(git_dir: str | Path, tags: Sequence[str] | None = None, progress: bool
     file_rows = []
     for path in sorted(versions):
         rows = []
-        for sha, indices in sorted(versions[path].items(), key=lambda kv: kv[1][0]):
-            raises, spans, nlines = parsed[(path, sha)]
+        for ckey, indices in sorted(versions[path].items(), key=lambda kv: kv[1][0]):
+            raises, spans, nlines = content[(path, ckey)]
             funcs_flat: list[int] = []
             prev = 0
             for qual, (lo, hi) in sorted(spans.items(), key=lambda kv: (kv[1][0], kv[0])):
@@ -297,6 +355,7 @@ def build(git_dir: str | Path, tags: Sequence[str] | None = None, progress: bool
         "format": FORMAT_VERSION,
         "source": f"{source.repo} tags " + ", ".join(tags),
         "package": source.name,
+        "defined_classes": sorted(defined),
         "releases": releases,
         "paths": P.items, "functions": F.items, "classes": C.items, "templates": T.items, "kinds": K.items,
         "sites": site_rows,
@@ -481,6 +540,11 @@ class History:
                 out.append((self._releases[i], self._releases[i]))
             prev = i
         return out
+
+    @cached_property
+    def defined_classes(self) -> frozenset[str]:
+        """The exception classes the package defines in any release indexed (``…Error``, ``…Exception``)."""
+        return frozenset(self.data.get("defined_classes", ()))
 
     def format_releases(self, indices: Iterable[int]) -> str | None:
         """``"0.5.1"``, ``"0.4.35..0.4.38"``, or comma-separated ranges; None for no release."""

@@ -872,14 +872,39 @@ def _start(ev: Evidence) -> _Case | None:
             and not _raised_by_compiled_code(ev)):
         return None
     cat = catalog_mod.get_nowait() if ev.source == "live" else catalog_mod.get()
+    if origin is None and ev.source == "text" and not ev.module and ev.exc_class:
+        origin = _library_of_class(ev.exc_class, cat)  # a library's own class, pasted without its module
     if ev.unwrapped is not None and _fit(cat, match_text_of(ev.unwrapped)) > _fit(cat, ev.match_text):
         ev.message = ev.unwrapped  # a terminal cut its lines: JAX's words fit the message as it was printed
     # A message pasted without its class ("Attempted boolean conversion of …") fits any class.
     classes = {_canon(c) for c in ev.classes} or ({_canon(ev.exc_class)} if ev.exc_class else _ANY_CLASS)
-    eco = ecosystem(ev)
+    eco = ecosystem(ev) or origin
     if eco is None and ev.source == "live":
         eco = ecosystem_of_values(ev)
     return _Case(ev, cat, classes, origin, eco)
+
+
+_CAMEL_WORD = re.compile(r"[A-Z][a-z0-9]+|[A-Z]+(?![a-z])")
+
+
+def _library_of_class(name: str, cat: catalog_mod.Catalog) -> str | None:
+    """The library whose own exception class a pasted class name (no module before it) is: one that exactly one
+    library's history index says it defines, distinctive enough that a user's class or another package's is
+    unlikely to share it (three CamelCase words at least, or the library's name in it), and neither Python's nor
+    one JAX raises. ``ScopeParamShapeError`` is Flax's; ``ValidationError`` could be anyone's."""
+    if not name or name in _builtin_names() or name in _ALWAYS_JAX:
+        return None
+    from jaxerrs import history
+
+    owners = []
+    for lib in history.LIBRARY_SOURCES:
+        h = history.load_library(lib)
+        if h is not None and name in h.defined_classes:
+            owners.append(lib)
+    if len(owners) != 1 or name in cat.by_class:
+        return None
+    lib = owners[0]
+    return lib if len(_CAMEL_WORD.findall(name)) >= 3 or lib in name.lower() else None
 
 
 def _fit(cat: catalog_mod.Catalog, message: str) -> int:
