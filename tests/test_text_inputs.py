@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
@@ -314,3 +315,30 @@ def test_a_traceback_in_one_inline_code_span_or_a_fence_is_read_as_printed():
     d = jaxerrs.diagnose_text(fenced)
     assert d.evidence.message == "Attempted boolean conversion of traced array with shape bool[]."
     assert d.record is not None and d.record.id == "tracer-bool-conversion"
+
+
+def test_a_rich_traceback_is_read_frame_by_frame():
+    """``rich.traceback`` boxes the frames (``│ path.py:6 in f │``, ``│ ❱ 6 │   code │``) and wraps the message at
+    the console's width: the user's frame and line and the record come through as from Python's own print."""
+    rich_console = pytest.importorskip("rich.console")
+    import jax
+    import jax.numpy as jnp
+    from rich.traceback import Traceback
+
+    def f(x):
+        if x > 0:
+            return x
+        return -x
+
+    try:
+        jax.jit(f)(jnp.float32(1.0))
+    except Exception as e:  # noqa: BLE001 - the real error, rendered by rich
+        out = io.StringIO()
+        rich_console.Console(width=100, file=out, color_system=None).print(
+            Traceback.from_exception(type(e), e, e.__traceback__))
+    text = out.getvalue()
+    assert "╭" in text and "❱" in text
+    d = jaxerrs.diagnose_text(text)
+    assert d.record is not None and d.record.id == "tracer-bool-conversion"
+    u = d.evidence.user_frame
+    assert u is not None and Path(u.filename).name == Path(__file__).name and u.line == "if x > 0:"

@@ -382,11 +382,38 @@ def _unquote(lines: list[str]) -> list[str]:
         lines = [re.sub(r"^\s*> ?", "", ln) if _QUOTED.match(ln) else ln for ln in lines]
 
 
+_RICH_TOP = re.compile(r"^\s*╭─+ Traceback \(most recent call last\) ─+╮\s*$")
+_RICH_FRAME = re.compile(r"^(?P<file>\S.*?\.py|<[^>]+>):(?P<line>\d+) in (?P<func>[\w.<>]+)$")
+_RICH_ARROW = re.compile(r"^❱\s*\d+\s*│\s?(?P<code>.*)$")
+
+
+def _unbox_rich(lines: list[str]) -> list[str]:
+    """Rich's boxed traceback (``rich.traceback``: ``│ path.py:12 in fn │``, ``│ ❱ 12 │ code │``) as Python's."""
+    if not any(_RICH_TOP.match(ln) for ln in lines):
+        return lines
+    out, inside = [], False
+    for ln in lines:
+        if _RICH_TOP.match(ln):
+            inside = True
+            out.append("Traceback (most recent call last):")
+        elif inside and ln.strip().startswith("╰"):
+            inside = False
+        elif inside:
+            body = ln.strip().strip("│").strip()
+            if m := _RICH_FRAME.match(body):
+                out.append(f'  File "{m["file"]}", line {m["line"]}, in {m["func"]}')
+            elif m := _RICH_ARROW.match(body):
+                out.append("    " + m["code"].replace("│", " ").strip())  # its indent guides are no code
+        else:
+            out.append(ln)
+    return out
+
+
 def _normalise(text: str) -> str:
-    """The traceback as Python or IPython would print it, from pytest's, VS Code's or Colab's rendering."""
+    """The traceback as Python or IPython would print it, from pytest's, VS Code's, Colab's or Rich's rendering."""
     import textwrap
 
-    text = _MD_LINK.sub(r"\g<path>", text)
+    text = "\n".join(_unbox_rich(_MD_LINK.sub(r"\g<path>", text).split("\n")))
     inline = text.strip()
     if len(inline) > 2 and inline[0] == inline[-1] == "`" and not inline.startswith("``") and "`" not in inline[1:-1]:
         text = inline[1:-1]  # a traceback pasted as one inline code span: `File "…", line 3 … Error: …`
