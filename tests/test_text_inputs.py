@@ -342,3 +342,20 @@ def test_a_rich_traceback_is_read_frame_by_frame():
     assert d.record is not None and d.record.id == "tracer-bool-conversion"
     u = d.evidence.user_frame
     assert u is not None and Path(u.filename).name == Path(__file__).name and u.line == "if x > 0:"
+
+
+def test_a_chain_pasted_up_to_inside_its_last_block_takes_the_error_of_the_block_before():
+    """JAX 0.2-0.4 printed the error twice: unfiltered (``UnfilteredStackTrace: …``), then "The above exception
+    was the direct cause of the following exception" and the filtered frames. A paste that stops inside that
+    last block, before its exception line, is still that error; its frames are the ones the paste ends with."""
+    text = ("UnfilteredStackTrace: AttributeError: module 'jax' has no attribute 'tree_multimap'\n\n"
+            "The stack trace below excludes JAX-internal frames.\n"
+            "The preceding is the original exception that occurred, unmodified.\n\n--------------------\n\n"
+            "The above exception was the direct cause of the following exception:\n\n"
+            "AttributeError                            Traceback (most recent call last)\n"
+            "/home/u/train.py in step(state)\n     41     done = state.t > 10\n"
+            "---> 43     state = jax.tree_multimap(\n     44         lambda x, y: x + y, state, state\n")
+    d = jaxerrs.diagnose_text(text)
+    assert d.is_jax and d.evidence.exc_class == "AttributeError"
+    assert d.record is not None and d.record.id == "removed-tree-multimap"
+    assert d.evidence.user_frame is not None and d.evidence.user_frame.lineno == 43

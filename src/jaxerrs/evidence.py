@@ -452,11 +452,22 @@ def from_text(text: str) -> Evidence:
     block_start = starts[-1] if starts else 0
     earlier, block = lines[:block_start], lines[block_start:]
     exc_idx = _find_exception_line(block)
+    cut_block: list[str] | None = None  # the last block, when the paste stops before its exception line
+    while exc_idx is None and starts and _inline_exception(block) is None:
+        cut_block = cut_block or block
+        # The paste stops inside the last block, before its exception line: the block before it says
+        # which error (JAX's UnfilteredStackTrace block names the same error as the filtered one after it).
+        starts.pop()
+        block_start = starts[-1] if starts else 0
+        earlier, block = lines[:block_start], lines[block_start:]
+        exc_idx = _find_exception_line(block)
     if exc_idx is None and (inline := _inline_exception(block)) is not None:
         exc_idx, line, closed = inline
         block = block[:exc_idx] + [line] + ([] if closed else block[exc_idx + 1:])
     # Frames after the exception line belong to a traceback inside the message.
     frames = _parse_frames(block if exc_idx is None else block[:exc_idx])
+    if cut_block is not None and exc_idx is not None and (shown := _parse_frames(cut_block)):
+        frames = shown  # the frames the paste ends with are where that error surfaced
     cls, message, module, offset = "", "", None, 0
     if exc_idx is not None:
         m = _EXC_LINE.match(block[exc_idx].rstrip())

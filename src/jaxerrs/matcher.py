@@ -775,9 +775,9 @@ def _searched_records(ev: Evidence) -> list[tuple[Record, float]]:
     """Records of the error's class whose text fits the message best (``search_index.rank_records``); the
     class's name is the query when the message is empty (only JAX's link to the error's page was pasted)."""
     recs = all_records()
+    cls = _canon(ev.exc_class) if ev.exc_class else None
     try:
-        ranked = _ranked(ev.match_text or ev.exc_class, _canon(ev.exc_class) if ev.exc_class else None,
-                         records_mod.GENERATION)
+        ranked = _ranked(ev.match_text or ev.exc_class, cls, records_mod.GENERATION)
     except Exception:  # noqa: BLE001 - search is extra knowledge; without it the diagnosis stands as it is
         return []
     return [(recs[i], sc) for i, sc in ranked if i in recs]
@@ -785,9 +785,18 @@ def _searched_records(ev: Evidence) -> list[tuple[Record, float]]:
 
 @lru_cache(maxsize=32)
 def _ranked(message: str, cls: str | None, _generation: int) -> tuple[tuple[str, float], ...]:
+    """Records by how well their text fits ``message``, of class ``cls``; a builtin class named in text also
+    admits JAX's own classes (``IndexError`` is what older releases, and IPython's header, call JAX's subclass
+    ``NonConcreteBooleanIndexError``), as ``_record_hits`` does. The best is 1.0."""
     from jaxerrs.search_index import rank_records
 
-    return tuple(rank_records(message, cls))
+    if cls is None or cls not in _builtin_names():
+        return tuple(rank_records(message, cls))
+    recs = all_records()
+    fits = [(i, sc) for i, sc in rank_records(message, None, limit=20) if i in recs
+            and (_canon(recs[i].class_name) == cls or recs[i].class_name not in _builtin_names())]
+    top = fits[0][1] if fits else 0.0
+    return tuple((i, sc / top) for i, sc in fits[:3]) if top > 0 else ()
 
 
 def _guesses(ev: Evidence, site: SiteRef | None) -> list[tuple[Record, float]]:
