@@ -943,7 +943,7 @@ def data_path() -> Path:
     return Path(str(resources.files("jaxerrs") / "data" / DATA_FILE))
 
 
-@lru_cache(maxsize=4)
+@lru_cache(maxsize=16)  # JAX's index and each library's, read once each
 def _load(path: str) -> History:
     with gzip.open(path, "rt", encoding="utf-8") as fh:
         return History(json.load(fh))
