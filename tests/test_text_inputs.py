@@ -359,3 +359,13 @@ def test_a_chain_pasted_up_to_inside_its_last_block_takes_the_error_of_the_block
     assert d.is_jax and d.evidence.exc_class == "AttributeError"
     assert d.record is not None and d.record.id == "removed-tree-multimap"
     assert d.evidence.user_frame is not None and d.evidence.user_frame.lineno == 43
+
+
+def test_a_paste_whose_frames_end_in_python_s_library_at_a_call_is_read_by_its_words():
+    """Frames that end in the standard library at a call (``contextlib``'s ``return func(…)``) were cut above what
+    raised: JAX's words still make it JAX's error, and Python's words still leave it alone."""
+    stdlib = '  File "/usr/lib/python3.11/contextlib.py", line 81, in inner\n    return func(*args, **kwds)\n'
+    d = jaxerrs.diagnose_text(stdlib + "TypeError: Attempted boolean conversion of traced array with shape bool[].")
+    assert d.is_jax and d.record is not None and d.record.id == "tracer-bool-conversion"
+    assert d.evidence.user_frame is None
+    assert not jaxerrs.diagnose_text(stdlib + "KeyError: 'params'").is_jax

@@ -236,6 +236,13 @@ def _not_a_raise(rf: Frame | None) -> bool:
     return bool(code) and not code.startswith(("raise", "assert"))
 
 
+def _cut_below_python(ev: Evidence) -> bool:
+    """Pasted text whose frames end in Python's own library at a call, not a raise (``contextlib``'s
+    ``return func(*args, **kwds)``): what raised lies below the frames shown, so only the words can tell."""
+    rf = ev.raise_frame
+    return ev.source == "text" and rf is not None and rf.kind == "lib" and frame_library(rf) is None and _not_a_raise(rf)
+
+
 def _raised_by_compiled_code(ev: Evidence) -> bool:
     """The innermost frame is the user's and its line is no ``raise``: C code called there raised."""
     rf = ev.raise_frame
@@ -878,7 +885,7 @@ def _start(ev: Evidence) -> _Case | None:
     # Flax, Optax, Equinox, …: their own classes and their own raises are JAX errors too.
     origin = ecosystem_origin(ev)
     if (origin is None and rf is not None and not ev.frames_removed and rf.kind != "jax" and not _jax_module(ev)
-            and not _raised_by_compiled_code(ev)):
+            and not _raised_by_compiled_code(ev) and not _cut_below_python(ev)):
         return None
     cat = catalog_mod.get_nowait() if ev.source == "live" else catalog_mod.get()
     if origin is None and ev.source == "text" and not ev.module and ev.exc_class:
