@@ -453,14 +453,15 @@ def from_text(text: str) -> Evidence:
     earlier, block = lines[:block_start], lines[block_start:]
     exc_idx = _find_exception_line(block)
     cut_block: list[str] | None = None  # the last block, when the paste stops before its exception line
-    while exc_idx is None and starts and _inline_exception(block) is None:
-        cut_block = cut_block or block
-        # The paste stops inside the last block, before its exception line: the block before it says
-        # which error (JAX's UnfilteredStackTrace block names the same error as the filtered one after it).
-        starts.pop()
-        block_start = starts[-1] if starts else 0
-        earlier, block = lines[:block_start], lines[block_start:]
-        exc_idx = _find_exception_line(block)
+    if exc_idx is None and starts and _inline_exception(block) is None:
+        # The paste stops inside the last block, before its exception line: an earlier block says which error
+        # (JAX's UnfilteredStackTrace block names the same error as the filtered one after it).
+        # each earlier block, to the chain line after it
+        bounds = list(zip([0, *starts[:-1]], [s - 1 for s in starts], strict=True))
+        for start, end in reversed(bounds):
+            if (found := _find_exception_line(lines[start:end])) is not None:
+                cut_block, earlier, block, exc_idx = block, lines[:start], lines[start:end], found
+                break
     if exc_idx is None and (inline := _inline_exception(block)) is not None:
         exc_idx, line, closed = inline
         block = block[:exc_idx] + [line] + ([] if closed else block[exc_idx + 1:])

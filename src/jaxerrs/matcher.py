@@ -908,7 +908,7 @@ def _library_of_class(name: str, cat: catalog_mod.Catalog) -> str | None:
     library's history index says it defines, distinctive enough that a user's class or another package's is
     unlikely to share it (three CamelCase words at least, or the library's name in it), and neither Python's nor
     one JAX raises. ``ScopeParamShapeError`` is Flax's; ``ValidationError`` could be anyone's."""
-    if not name or name in _builtin_names() or name in _ALWAYS_JAX:
+    if not name or name in _builtin_names() or name in _ALWAYS_JAX or name in cat.by_class:
         return None
     from jaxerrs import history
 
@@ -917,7 +917,7 @@ def _library_of_class(name: str, cat: catalog_mod.Catalog) -> str | None:
         h = history.load_library(lib)
         if h is not None and name in h.defined_classes:
             owners.append(lib)
-    if len(owners) != 1 or name in cat.by_class:
+    if len(owners) != 1:
         return None
     lib = owners[0]
     return lib if len(_CAMEL_WORD.findall(name)) >= 3 or lib in name.lower() else None
