@@ -369,3 +369,12 @@ def test_a_paste_whose_frames_end_in_python_s_library_at_a_call_is_read_by_its_w
     assert d.is_jax and d.record is not None and d.record.id == "tracer-bool-conversion"
     assert d.evidence.user_frame is None
     assert not jaxerrs.diagnose_text(stdlib + "KeyError: 'params'").is_jax
+
+
+def test_the_link_flax_s_errors_end_with_names_the_class_when_none_was_pasted():
+    """Flax's errors end with a link to their page (``…/flax.errors.html#flax.errors.ScopeParamNotFoundError``):
+    pasted without its class, the message still names Flax and the class through it."""
+    link = "(https://flax.readthedocs.io/en/latest/api_reference/flax.errors.html#flax.errors.ScopeParamNotFoundError)"
+    d = jaxerrs.diagnose_text(f'Could not find parameter named "kernel" in scope "/Dense_0". {link}')
+    assert d.is_jax and d.ecosystem == "flax" and d.evidence.exc_class == "ScopeParamNotFoundError"
+    assert d.record is not None and d.record.id == "flax-linen-param-not-found"

@@ -496,8 +496,10 @@ def from_text(text: str) -> Evidence:
         else:
             message = "\n".join(block).strip()
     message, url = split_message(message)
-    if not cls and url and (anchor := _DOCS_CLASS.search(url)):
-        cls, module = anchor.group(2), anchor.group(1)  # only JAX's link to the error's page was pasted
+    if not cls and (anchor := _DOCS_CLASS.search(url or message)):
+        # No class pasted, but the link to the error's page names it (JAX's "See …", or the link Flax's errors
+        # end with: "(https://flax.readthedocs.io/…/flax.errors.html#flax.errors.ScopeParamShapeError)").
+        cls, module = anchor.group(2), anchor.group(1)
     notes = []
     for note in (FILTER_NOTE, OLD_FILTER_NOTE):
         if note in message:
@@ -594,7 +596,7 @@ def _code_after(lines: list[str], i: int) -> tuple[str, int]:
     return "", 0
 
 
-_DOCS_CLASS = re.compile(r"errors\.html#(jax\.errors)\.([A-Za-z]\w*)")
+_DOCS_CLASS = re.compile(r"errors\.html#((?:jax|flax)\.errors)\.([A-Za-z]\w*)")
 _WRAPPERS = frozenset({"FilteredStackTrace", "UnfilteredStackTrace", "JaxStackTraceBeforeTransformation"})
 # A class and its message inside a line of prose or markup: "fails with `TypeError: …`", "optax valueError: …".
 _INLINE_EXC = re.compile(r"(?P<open>[`'\"]?)\b(?P<cls>(?:[A-Za-z_]\w*\.)*[A-Za-z]\w*(?:Error|Exception|Warning)):\s*"
