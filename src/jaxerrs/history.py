@@ -4,8 +4,8 @@ A user may paste a traceback from any release. This index says, for a message or
 release, which site raised it in *that* release and what the installed JAX does instead (same site, moved,
 reworded, removed). It ships as ``data/site_history.json.gz`` and is regenerated from a git mirror of
 github.com/jax-ml/jax with ``python -m jaxerrs.history build --git-dir DIR --out PATH``. The libraries built on
-JAX (``LIBRARY_SOURCES``: Flax, Equinox, Optax, Chex, Orbax) have the same index over their releases of the last
-two years, ``data/site_history-NAME.json.gz``, from their own tags (``build --source NAME``).
+JAX (``LIBRARY_SOURCES``: Flax, Equinox, Optax, Chex, Orbax) have the same index over their releases from 2022 on,
+``data/site_history-NAME.json.gz``, from their own tags (``build --source NAME``).
 
 Data layout (compact: strings deduplicated, per-release facts stored as runs of consecutive releases)::
 
@@ -95,19 +95,21 @@ class Source(NamedTuple):
 _V_TAG = re.compile(r"^v(\d+(?:\.\d+)+)$")
 JAX = Source("jax", "https://github.com/jax-ml/jax", TAG, (("jax", "jax"), ("jaxlib", "jaxlib")), FIRST_RELEASE,
              LAST_RELEASE, DATA_FILE, class_messages=False)
-# The libraries' releases of the last two years (from late 2024): ``data/site_history-NAME.json.gz``, regenerated
+# The libraries' releases from 2022 on (what users still paste from): ``data/site_history-NAME.json.gz``, regenerated
 # by ``python -m jaxerrs.history build --source NAME --git-dir DIR`` from a mirror of ``repo``.
 LIBRARY_SOURCES = {s.name: s for s in (
-    Source("flax", "https://github.com/google/flax", _V_TAG, (("flax", "flax"),), (0, 10, 0), None,
+    Source("flax", "https://github.com/google/flax", _V_TAG, (("flax", "flax"),), (0, 4, 0), None,
            "site_history-flax.json.gz"),
-    Source("equinox", "https://github.com/patrick-kidger/equinox", _V_TAG, (("equinox", "equinox"),), (0, 11, 8),
+    Source("equinox", "https://github.com/patrick-kidger/equinox", _V_TAG, (("equinox", "equinox"),), (0, 1, 6),
            None, "site_history-equinox.json.gz"),
-    Source("optax", "https://github.com/google-deepmind/optax", _V_TAG, (("optax", "optax"),), (0, 2, 4), None,
+    Source("optax", "https://github.com/google-deepmind/optax", _V_TAG, (("optax", "optax"),), (0, 1, 1), None,
            "site_history-optax.json.gz"),
-    Source("chex", "https://github.com/google-deepmind/chex", _V_TAG, (("chex", "chex"),), (0, 1, 88), None,
+    Source("chex", "https://github.com/google-deepmind/chex", _V_TAG, (("chex", "chex"),), (0, 1, 1), None,
            "site_history-chex.json.gz"),
-    Source("orbax", "https://github.com/google/orbax", _V_TAG, (("checkpoint/orbax/checkpoint", "orbax/checkpoint"),),
-           (0, 10, 0), None, "site_history-orbax.json.gz"),
+    # Orbax's checkpointing package moved from the repository's root into checkpoint/ in 2023.
+    Source("orbax", "https://github.com/google/orbax", _V_TAG, (("checkpoint/orbax/checkpoint", "orbax/checkpoint"),
+                                                                ("orbax/checkpoint", "orbax/checkpoint")),
+           (0, 0, 0), None, "site_history-orbax.json.gz"),
 )}
 SOURCES = {"jax": JAX, **LIBRARY_SOURCES}
 
