@@ -9,6 +9,7 @@ import sys
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from jaxerrs import catalog as catalog_mod
 from jaxerrs import templates
@@ -27,6 +28,9 @@ from jaxerrs.evidence import (
 )
 from jaxerrs.kb import records as records_mod
 from jaxerrs.kb.records import Record, _in_range, all_records, installed_jax, requirement_met
+
+if TYPE_CHECKING:
+    from jaxerrs import history as history_mod  # read lazily: the history index is extra knowledge for text
 
 # Names one class goes by across JAX versions.
 ALIASES = {"XlaRuntimeError": "JaxRuntimeError"}
@@ -518,8 +522,7 @@ def _shown_raise(ev: Evidence, rf: Frame, function: str) -> tuple[SiteRef, str] 
 
         h = history.load()
         path = rf.jax_path or ""
-        releases = [r for r in h.releases() if (hit := h.site_at(path, rf.lineno, r)) is not None
-                    and same_function(hit.function, function)]
+        releases = _releases_raising_at(h, path, rf.lineno, function)
         shown = h.format_releases(h.release_index(r) for r in releases)
     except Exception:  # noqa: BLE001 - the history is extra knowledge; without it no site is named
         return None
@@ -528,6 +531,12 @@ def _shown_raise(ev: Evidence, rf: Frame, function: str) -> tuple[SiteRef, str] 
     note = (f"The traceback shows the raise at `{path}:{rf.lineno}` in `{function}`, where JAX {shown} raises it "
             "(not the installed release's line): the site is the one the traceback shows.")
     return SiteRef(path, rf.lineno, function, releases[-1], ev.exc_class), note
+
+
+def _releases_raising_at(h: history_mod.History, path: str, line: int, function: str) -> list[str]:
+    """The releases of a history index (JAX's or a library's) that raise at ``path:line`` in ``function``."""
+    return [r for r in h.releases() if (hit := h.site_at(path, line, r)) is not None
+            and same_function(hit.function, function)]
 
 
 def _older_wording(cat: catalog_mod.Catalog, ev: Evidence, site: SiteRef) -> tuple[SiteRef, str] | None:
@@ -679,10 +688,9 @@ def _library_history_hit(ev: Evidence) -> tuple[float, str, SiteRef, str] | None
             q = _match_quality(m, True)
             if best is None or q > best[0]:
                 last = max(hits, key=lambda x: history.version_key(x.releases[1]))
-                shown = h.format_releases(i for i, r in enumerate(h.releases())
-                                          if any(history.version_key(x.releases[0]) <= history.version_key(r)
-                                                 <= history.version_key(x.releases[1]) for x in hits))
-                installed = _library_version(name) if _library_installed(name) else None
+                shown = h.format_releases({i for x in hits for i in range(h.release_index(x.releases[0]),
+                                                                         h.release_index(x.releases[1]) + 1)})
+                installed = catalog_mod._library_version(name)  # None: not installed here
                 note = (f"These words are those of {name} {shown}"
                         + (f"; the installed {name} {installed} does not raise them."
                            if installed else f" ({name} is not installed here)."))
@@ -690,15 +698,6 @@ def _library_history_hit(ev: Evidence) -> tuple[float, str, SiteRef, str] | None
                               library_version=last.releases[1])
                 best = (q, name, ref, note)
     return best
-
-
-def _library_installed(name: str) -> bool:
-    import importlib.util
-
-    try:
-        return importlib.util.find_spec(name.split("-")[0]) is not None
-    except (ImportError, ValueError):
-        return False
 
 
 def _jax_module(ev: Evidence) -> bool:
@@ -734,7 +733,7 @@ def _library_release_raising_at(library: str, path: str, line: int, function: st
         return None
     if h is None:
         return None
-    raising = [r for r in h.releases() if (x := h.site_at(path, line, r)) is not None and same_function(x.function, function)]
+    raising = _releases_raising_at(h, path, line, function)
     return raising[-1] if raising else None
 
 
