@@ -27,6 +27,8 @@ from jaxerrs.matcher import same_function  # noqa: E402
 DATA = HERE / "data" / "heldout_texts.json"
 # A second set of the same kind, collected blind to src/ on 2026-12-03 for tuning (tests/data/tuning_texts.md).
 TUNING = HERE / "data" / "tuning_texts.json"
+# A third, collected the same way on 2026-12-06 for the confidence's fit (tests/data/tuning_texts_b.md).
+TUNING_B = HERE / "data" / "tuning_texts_b.json"
 LIBRARIES = {"flax", "optax", "equinox", "orbax", "chex"}
 # Items that are not unseen any more (by URL, with why): left out of the figures.
 SEEN = {
@@ -61,10 +63,11 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--misses", action="store_true", help="print the misses (each read moves to the tuning side)")
     ap.add_argument("--set", choices=("held", "tuning"), default="held",
-                    help="held: heldout_texts.json (never tuned to); tuning: tuning_texts.json (its misses may be read)")
+                    help="held: heldout_texts.json (never tuned to); tuning: tuning_texts.json and tuning_texts_b.json "
+                         "(their misses may be read)")
     args = ap.parse_args()
-    data = DATA if args.set == "held" else TUNING
-    items = [i for i in json.loads(data.read_text(encoding="utf-8")) if i["url"] not in SEEN]
+    sets = (DATA,) if args.set == "held" else (TUNING, TUNING_B)
+    items = [i for data in sets for i in json.loads(data.read_text(encoding="utf-8")) if i["url"] not in SEEN]
     rows = []
     for item in items:
         d = jaxerrs.diagnose_text(item["text"]).to_dict()
