@@ -4,10 +4,12 @@
 tracebacks of older releases, each rendered the ways people paste them) diagnosed as a new error
 (the per-message caches emptied), after a warm-up; the baseline, measured in the same run, is
 IPython's rendering of one real JAX error.
-(12) reliability: for each confidence bucket, how many answers fall in it and the share that name the
-right record (an answer with no record is right where none is expected), on the corpus's tuning and held
-parts, the tuning texts and the frozen held-out texts (figures only: no row is printed). The panel
-presents an answer at confidence >= 0.5 as sure; the target there is 95% right.
+(12) reliability: for each confidence bucket, how many answers fall in it and the share right (an answer
+that claims nothing false: its record, if any, and its site, if any, are the expected ones;
+``tests/fit_confidence.py`` says it exactly), on each side: the tuning side (the tuning texts, the public
+threads, the corpus's tuning part, those records' cases raised live), on which the confidence's weights are
+fit, and the held side (the frozen held-out texts, the corpus's held part, its records' cases raised live).
+Figures only: no row is printed. The panel presents an answer at confidence >= 0.5 as sure; the target there is 95% right.
 
 Usage: python benchmarks/bench_text.py [--every N] [--repeat N]
 """
@@ -15,7 +17,6 @@ Usage: python benchmarks/bench_text.py [--every N] [--repeat N]
 from __future__ import annotations
 
 import argparse
-import json
 import warnings
 
 from _common import best_of as _best_of
@@ -56,7 +57,7 @@ def main() -> None:
     args = ap.parse_args()
     warnings.simplefilter("ignore")
 
-    import heldout_texts_metrics as held
+    import fit_confidence
     import jaxerrs
     import text_corpus
 
@@ -72,26 +73,16 @@ def main() -> None:
     print(f"    IPython's rendering of one JAX error: {ms(t_ipy)} -> ratio p50 {median(times) / t_ipy:.1%}, "
           f"p90 {pct(times, 90) / t_ipy:.1%}")
     print()
-    print("(12) reliability: confidence bucket, answers, share with the right record")
-    for split in ("tuning", "held"):
-        rows = []
-        for it in items:
-            if it.split != split:
-                continue
-            d = jaxerrs.diagnose_text(it.text)
-            rows.append((d.confidence, d.record is not None and d.record.id == it.record))
-        print(f"    paste-style corpus, {split} part ({len(rows)} texts)")
-        print("\n".join(reliability(rows)))
-    for name, path in (("tuning texts", held.TUNING), ("held-out texts (frozen, never tuned to)", held.DATA)):
-        rows = []
-        for item in json.loads(path.read_text(encoding="utf-8")):
-            if item["url"] in held.SEEN:
-                continue
-            d = jaxerrs.diagnose_text(item["text"]).to_dict()
-            rows.append((d["confidence"], bool(held.score(item, d)["right"])))
-        print(f"    {name} ({len(rows)} texts)")
-        print("\n".join(reliability(rows)))
-
+    print("(12) reliability: confidence bucket, answers, share right (claiming nothing false: the record and the")
+    print("     site, where given, are the expected ones); weights fit on the tuning side (tests/fit_confidence.py)")
+    for side in ("tuning", "held"):
+        rows = fit_confidence.answers(side)
+        for group, name in (("texts", "real texts"), ("threads", "public threads"), ("corpus", "paste-style corpus"),
+                            ("live", "live errors (the records' reproducers and cases)")):
+            part = [(r["confidence"], r["right"]) for r in rows if r["group"] == group]
+            if part:
+                print(f"    {side}: {name} ({len(part)} answers)")
+                print("\n".join(reliability(part)))
 
 if __name__ == "__main__":
     main()

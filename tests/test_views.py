@@ -181,3 +181,19 @@ def test_imported_record_flags_show_in_panel(monkeypatch):
     [rec] = import_path(Path(__file__).parent / "data" / "seed_003.json", [])
     html = jaxerrs.render_html(record_diagnosis(rec))
     assert "Imported record: explanation does not describe this error" in html
+
+
+def test_an_answer_below_sure_says_best_guess_and_names_the_others():
+    # A drifted wording no pattern spells: the record is the search index's guess, with rivals.
+    d = jaxerrs.diagnose_text("TypeError: Gradient only defined for scalar-output functions, got an output of shape (3,)")
+    assert d.is_jax and d.confidence < 0.5, d.to_dict()
+    html = jaxerrs.render_html(d)
+    assert "best guess" in html and "Best guess: the text does not settle" in html
+    others = [c.record.id for c in d.candidates if c.record is not None and c.record is not d.record]
+    if others:
+        assert f"<code>{others[0]}</code>" in html
+
+
+def test_a_sure_answer_is_not_called_a_guess(bool_diag):
+    assert bool_diag.confidence >= 0.5
+    assert "best guess" not in jaxerrs.render_html(bool_diag).lower()

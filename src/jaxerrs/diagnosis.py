@@ -93,6 +93,7 @@ class Diagnosis:
     excerpt: str = ""  # source lines around the raise site
     ecosystem: str | None = None  # the JAX library (flax, optax, …) that raised or sits between user and JAX
     notes: list[str] = field(default_factory=list)  # e.g. what the installed JAX does for another release's error
+    features: dict[str, float] = field(default_factory=dict, repr=False)  # what the confidence weighed
     _rewrite: Any = field(default=None, repr=False)
     _rewrite_done: bool = field(default=False, repr=False)
     cell_source: str | None = field(default=None, repr=False)  # the failing cell, when known from outside

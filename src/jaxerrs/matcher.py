@@ -1,9 +1,19 @@
-"""Matcher: Evidence -> Diagnosis. Decides ``is_jax``, finds the raise site and ranks records."""
+"""Matcher: Evidence -> Diagnosis. Decides ``is_jax``, finds the raise site and ranks records.
+
+The stages: ``_start`` (the evidence parsed, the classes it may be), ``_site_from_frames`` (the raise the frames
+show), ``_rank_candidates`` (catalog raises and curated records whose words fit, on one scale), ``_decide_is_jax``
+and ``_assemble`` (the diagnosis). How sure the answer is comes last and in one place: ``_answer_features``
+describes the answer by the named features of ``jaxerrs.confidence`` (the words' fit, a live error, a raise
+shown in the frames, a call standing for compiled code, words only, Python's own class, a search guess, another
+release, a library, no record, a tie, a rival record, what the pattern leaves unspelled and how much it spells),
+and ``confidence.calibrated`` weighs them with weights fit on the tuning side (``tests/fit_confidence.py``).
+"""
 
 from __future__ import annotations
 
 import builtins
 import linecache
+import math
 import re
 import sys
 from dataclasses import dataclass, field
@@ -12,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from jaxerrs import catalog as catalog_mod
+from jaxerrs import confidence as confidence_mod
 from jaxerrs import templates
 from jaxerrs.diagnosis import Candidate, Diagnosis, SiteRef
 from jaxerrs.evidence import (
@@ -826,7 +837,6 @@ def _overlap(message: str, rec: Record) -> float:
 
 
 TIED_SITE = 0.02  # sites ranked within this of the best one are as likely as it (a record lists its sites 0.01 apart)
-TIED_CONFIDENCE = 0.45  # a site nothing in the text tells from another: a best guess
 
 
 def _site_tied(ranking: list[tuple[float, SiteRef, Record | None]]) -> bool:
@@ -1085,7 +1095,8 @@ def _assemble(c: _Case) -> Diagnosis:
     d.how = (record.why if record else how) or "class"
     d.values = _values(c, record)
     d.candidates = _candidates(c, guesses, how)
-    d.confidence = _confidence(c, record, guesses)
+    d.features = _answer_features(c, d, record, guesses)
+    d.confidence = confidence_mod.calibrated(d.features)
     if c.site is not None and c.site.path.startswith(("jax/", "jaxlib/")):
         d.excerpt = catalog_mod.read_excerpt(Path(cat.root) / c.site.path, c.site.line, c.site.line, 3)
     elif c.lib_site is not None and ev.raise_frame is not None and ev.source == "live":
@@ -1125,24 +1136,46 @@ def _candidates(c: _Case, guesses: list[tuple[Record, float]], how: str) -> list
     return cands[:8]
 
 
-def _confidence(c: _Case, record: _RecordHit | None, guesses: list[tuple[Record, float]]) -> float:
-    """How sure the answer is: at 0.5 and above the panel presents it as the answer, below as a best guess."""
+def _fit_score(c: _Case, record: _RecordHit | None, guesses: list[tuple[Record, float]]) -> float:
+    """How well the answer's words fit, 0..1: the record's pattern score and its margin over the next one, a
+    raise template's match, a search guess's standing. The ``fit`` feature of the confidence."""
     if guesses:
-        conf = SEARCH_CONFIDENCE * (1.0 if len(guesses) == 1 or guesses[1][1] <= SEARCH_MARGIN else 0.8)
-    elif record:
+        return SEARCH_CONFIDENCE * (1.0 if len(guesses) == 1 or guesses[1][1] <= SEARCH_MARGIN else 0.8)
+    if record:
         second = c.rec_hits[1].score if len(c.rec_hits) > 1 else 0.0
-        conf = min(1.0, record.score) * (1.0 if record.score - second > 0.05 else 0.85)
-        if second >= record.score - TIED_SITE:  # another record fits the text as well: a best guess
-            conf = min(conf, TIED_CONFIDENCE)
-    elif c.site is not None:
-        conf = 0.9 if c.how == "raise site" else (c.site_hits[0][0] if c.site_hits else 0.4)
-        if c.lib_site is not None and c.ev.source == "text" and _not_a_raise(c.ev.raise_frame):
-            # Python raised inside the library's code (a lookup, a call), not the library's own check: where,
-            # but whether the library is at fault the text does not say.
-            conf = min(conf, 0.45)
-    else:
-        conf = 0.3
-    return min(conf, TIED_CONFIDENCE) if _site_tied(c.ranking) else conf
+        return min(1.0, record.score) * (1.0 if record.score - second > 0.05 else 0.85)
+    if c.site is not None:
+        return 0.9 if c.how == "raise site" else (c.site_hits[0][0] if c.site_hits else 0.4)
+    return 0.3
+
+
+def _answer_features(c: _Case, d: Diagnosis, record: _RecordHit | None,
+                     guesses: list[tuple[Record, float]]) -> dict[str, float]:
+    """The named features of an answer the confidence weighs (``confidence.FEATURES`` says what each means)."""
+    ev, rf = c.ev, c.ev.raise_frame
+    fit = min(0.98, max(0.02, _fit_score(c, record, guesses)))
+    shown = c.site is not None and c.how.startswith("raise site") and rf is not None
+    raise_line = shown and (c.site.template is not None or not _not_a_raise(rf))
+    # A site that is no raise statement: the JAX frame calling compiled code (or Python) that raised.
+    call = d.site is not None and d.site.template is None and c.cat.at(d.site.path, d.site.line) is None
+    second = c.rec_hits[1].score if record is not None and len(c.rec_hits) > 1 else 0.0
+    return {
+        "fit": math.log(fit / (1.0 - fit)),
+        "live": float(ev.source == "live"),
+        "raise_shown": float(raise_line),
+        "call_site": float(call and not raise_line),
+        "words_only": float(not ev.frames),
+        "python_class": float(_canon(ev.exc_class or "") in _builtin_names()),
+        "search": float(bool(guesses)),
+        "other_release": float(bool(c.note) or c.no_guess
+                               or (d.site is not None and d.site.jax_version != c.cat.jax_version)),
+        "library": float(d.ecosystem is not None),
+        "no_record": float(d.record is None),
+        "tied": float(_site_tied(c.ranking) or (record is not None and second >= record.score - TIED_SITE)),
+        "rival": float(sum(h.pattern is not None for h in c.rec_hits) > 1),
+        "uncovered": 1.0 - (record.pattern.coverage if record is not None and record.pattern is not None else 0.0),
+        "spelled": min(1.0, (record.pattern.literal if record is not None and record.pattern is not None else 0) / 80),
+    }
 
 
 def diagnose_exception(exc: BaseException) -> Diagnosis:

@@ -131,6 +131,9 @@ def build(d: Diagnosis, with_rewrite: bool = True) -> PanelView:
                           "are below." if d.check or d.api else
                           "the message, the values it carries and the source excerpt below are what is known."))
         matched = f"raise site only ({d.how})" if d.how else "no curated record"
+    if d.is_jax and d.confidence < SURE:
+        matched = f"best guess · {matched}"
+        notes.append(_best_guess_note(d))
     defensive = []
     if rec is not None:
         for label, text in (("Strategy", rec.defensive.strategy), ("Validate first", rec.defensive.validation),
@@ -163,6 +166,25 @@ def build(d: Diagnosis, with_rewrite: bool = True) -> PanelView:
         api=d.api,
         api_doc=d.api_param_doc,
     )
+
+
+# The design contract: of answers at this confidence or above, at least 95% are right (jaxerrs.confidence).
+SURE = 0.5
+
+
+def _best_guess_note(d: Diagnosis) -> str:
+    """Below ``SURE``: say so, and name the other records the text fits, best first."""
+    shown = d.record.id if d.record else None
+    others: list[Record] = []
+    for c in d.candidates:
+        if c.record is not None and c.record.id != shown and c.record not in others:
+            others.append(c.record)
+    said = ("Best guess: the text does not settle which error this is"
+            + (f" (how sure: {d.confidence:.2f}; shown as sure from {SURE})." if d.confidence else "."))
+    if not others:
+        return said
+    names = "; ".join(f"`{r.id}` ({r.title})" for r in others[:3])
+    return f"{said} Other candidates: {names}. Open one with `%jaxerr show ID` and compare its message with yours."
 
 
 # Search scores below this, for a whole message as the query, share only common words with it (measured on
