@@ -379,3 +379,15 @@ def test_the_link_flax_s_errors_end_with_names_the_class_when_none_was_pasted():
     d = jaxerrs.diagnose_text(f'Could not find parameter named "kernel" in scope "/Dense_0". {link}')
     assert d.is_jax and d.ecosystem == "flax" and d.evidence.exc_class == "ScopeParamNotFoundError"
     assert d.record is not None and d.record.id == "flax-linen-param-not-found"
+
+
+def test_a_wording_with_an_inserted_clause_is_the_record_it_spells():
+    """Another release added a clause inside the message ("during a call to 'f'"): every word of the record's
+    pattern is still there, in order, so the text is that record's error (a best guess: no pattern matched)."""
+    text = ("ValueError: Non-hashable static arguments are not supported. An error occurred during a call to "
+            "'step' while trying to hash an object of type <class 'list'>, [1, 2]. The error was:\n"
+            "TypeError: unhashable type: 'list'")
+    d = jaxerrs.diagnose_text(text)
+    assert d.is_jax and d.record is not None and d.record.id == "jit-non-hashable-static-arg", d.to_dict()
+    # A few of the record's words, in order, are not enough.
+    assert not jaxerrs.diagnose_text("ValueError: could not hash the object of type list while calling step").is_jax

@@ -836,6 +836,32 @@ def _overlap(message: str, rec: Record) -> float:
     return len(said & spelled) / len(said)
 
 
+DRIFT_SHARE = 0.9  # share of a record's own words a message must spell, in order, to be that message drifted
+DRIFT_MIN_WORDS = 8
+
+
+def _spelled_in_order(message: str, rec: Record) -> float:
+    """The largest share of one of the record's patterns' words (three letters or more) that the message spells
+    in the same order, words inserted between them or not: a wording of another release that added a clause
+    ("An error occurred during a call to 'f' while …") still spells all of the record's words."""
+    said = [w.lower() for w in _WORD.findall(message)][:400]
+    best = 0.0
+    for p in rec.all_patterns:
+        words = [w.lower() for w in _WORD.findall(" ".join(templates.literals(p)))]
+        if len(words) >= DRIFT_MIN_WORDS:
+            best = max(best, _common_subsequence(words, said) / len(words))
+    return best
+
+
+def _common_subsequence(a: list[str], b: list[str]) -> int:
+    row = [0] * (len(b) + 1)
+    for x in a:
+        prev = 0
+        for j, y in enumerate(b, 1):
+            prev, row[j] = row[j], (prev + 1 if x == y else max(row[j], row[j - 1]))
+    return row[-1]
+
+
 TIED_SITE = 0.02  # sites ranked within this of the best one are as likely as it (a record lists its sites 0.01 apart)
 
 
@@ -1062,7 +1088,8 @@ def _jax_words(c: _Case) -> bool:
     if not is_jax and rf is None and ev.source == "text" and not c.rec_hits:
         # A record that speaks nearly every word of the message (its wording of another release, drifted).
         guessed = _guesses(ev, c.site)
-        is_jax = bool(guessed) and _overlap(ev.match_text, guessed[0][0]) >= SEARCH_OVERLAP
+        is_jax = bool(guessed) and (_overlap(ev.match_text, guessed[0][0]) >= SEARCH_OVERLAP
+                                    or _spelled_in_order(ev.match_text, guessed[0][0]) >= DRIFT_SHARE)
     specific = max((_letters(h.text) for h in c.rec_hits[:5] if h.pattern is not None and h.text), default=0)
     return is_jax and not _foreign(ev.match_text, specific)
 
