@@ -391,3 +391,15 @@ def test_a_wording_with_an_inserted_clause_is_the_record_it_spells():
     assert d.is_jax and d.record is not None and d.record.id == "jit-non-hashable-static-arg", d.to_dict()
     # A few of the record's words, in order, are not enough.
     assert not jaxerrs.diagnose_text("ValueError: could not hash the object of type list while calling step").is_jax
+
+
+def test_an_older_library_wording_at_the_records_site_and_class_is_that_record():
+    """No pattern words Flax's older ScopeParamShapeError message, but Flax's history places it at the raise the
+    record lists (``Scope.param``) and the class pasted is the record's own: the record, vouched by both."""
+    text = ('flax.errors.ScopeParamShapeError: Inconsistent shapes between value and initializer for parameter '
+            '"kernel" in "/Dense_0": (3, 4), (5, 4). '
+            "(https://flax.readthedocs.io/en/latest/flax.errors.html#flax.errors.ScopeParamShapeError)")
+    d = jaxerrs.diagnose_text(text)
+    assert d.record is not None and d.record.id == "flax-linen-param-shape-mismatch", d.to_dict()
+    assert d.how == "raise site + class" and d.features["site_class"] == 1.0 and d.features["search"] == 0.0
+    assert d.site is not None and d.site.function == "Scope.param" and d.ecosystem == "flax"

@@ -26,7 +26,9 @@ FEATURES = {
     "call_site": "the site given is no raise statement but a call: compiled code or Python raised below it",
     "words_only": "no frame at all: the class and the message are all there is",
     "python_class": "the class is Python's own (TypeError, ValueError, …), which any code raises",
-    "search": "no record's pattern matched: the record is the search index's best guess",
+    "search": "no record's pattern matched and nothing else vouches for it: the search index's best guess",
+    "site_class": "the record lists the site the error was placed at, and its class, one no builtin shares, is the one "
+                  "pasted or raised",
     "other_release": "the site or the wording is another release's than the installed one's",
     "library": "a library of JAX's ecosystem raised the error or sits between the user and JAX",
     "no_record": "a site but no curated record",

@@ -4,8 +4,9 @@ The stages: ``_start`` (the evidence parsed, the classes it may be), ``_site_fro
 show), ``_rank_candidates`` (catalog raises and curated records whose words fit, on one scale), ``_decide_is_jax``
 and ``_assemble`` (the diagnosis). How sure the answer is comes last and in one place: ``_answer_features``
 describes the answer by the named features of ``jaxerrs.confidence`` (the words' fit, a live error, a raise
-shown in the frames, a call standing for compiled code, words only, Python's own class, a search guess, another
-release, a library, no record, a tie, a rival record, what the pattern leaves unspelled and how much it spells),
+shown in the frames, a call standing for compiled code, words only, Python's own class, a search guess, the
+record's own site and class, another release, a library, no record, a tie, a rival record, what the pattern
+leaves unspelled and how much it spells),
 and ``confidence.calibrated`` weighs them with weights fit on the tuning side (``tests/fit_confidence.py``).
 """
 
@@ -1112,7 +1113,7 @@ def _assemble(c: _Case) -> Diagnosis:
     d.record = record.record if record else None
     how = c.how
     if guesses:
-        d.record, how = guesses[0][0], "search"
+        d.record, how = guesses[0][0], "raise site + class" if _vouched(c, guesses[0][0]) else "search"
         d.site = d.site or (None if c.no_guess else record_site(cat, d.record, ev.match_text))
         d.ecosystem = d.ecosystem or (d.record.library if d.record.requires else None)
     if ev.source == "live" and d.ecosystem in ("flax", "equinox"):
@@ -1129,6 +1130,15 @@ def _assemble(c: _Case) -> Diagnosis:
     elif c.lib_site is not None and ev.raise_frame is not None and ev.source == "live":
         d.excerpt = catalog_mod.read_excerpt(Path(ev.raise_frame.filename), c.lib_site.line, c.lib_site.line, 3)
     return d
+
+
+def _vouched(c: _Case, rec: Record) -> bool:
+    """The record's own raise and class name the error, though none of its patterns words it (another release's
+    wording): the site was placed (frames, or a release's template) at a site the record lists, and the class
+    pasted is the record's, one no builtin shares."""
+    site, cls = c.site, _canon(c.ev.exc_class or "")
+    return (site is not None and bool(cls) and cls not in _builtin_names() and _canon(rec.class_name) == cls
+            and any(s.path == site.path and same_function(s.function, site.function) for s in rec.all_sites))
 
 
 def _values(c: _Case, record: _RecordHit | None) -> dict[str, str]:
@@ -1193,7 +1203,8 @@ def _answer_features(c: _Case, d: Diagnosis, record: _RecordHit | None,
         "call_site": float(call and not raise_line),
         "words_only": float(not ev.frames),
         "python_class": float(_canon(ev.exc_class or "") in _builtin_names()),
-        "search": float(bool(guesses)),
+        "search": float(bool(guesses) and not _vouched(c, guesses[0][0])),
+        "site_class": float(d.record is not None and _vouched(c, d.record)),
         "other_release": float(bool(c.note) or c.no_guess
                                or (d.site is not None and d.site.jax_version != c.cat.jax_version)),
         "library": float(d.ecosystem is not None),
