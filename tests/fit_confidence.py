@@ -36,6 +36,7 @@ sys.path.insert(0, str(HERE))
 
 import jaxerrs  # noqa: E402
 from jaxerrs import confidence  # noqa: E402
+from jaxerrs.diagnosis import Diagnosis  # noqa: E402
 from jaxerrs.matcher import same_function  # noqa: E402
 
 TARGET = 0.95  # the design contract: of answers at 0.5 or above, at least this share right
@@ -55,17 +56,22 @@ def _site_ok(expected: dict | None, site: dict | None, judged: bool, call_site: 
             and same_function(expected["function"], site["function"]))
 
 
+def claims_nothing_false(d: Diagnosis, records: set[str | None], site: dict | None, judged: bool = True) -> bool:
+    """Whether an answer is right in the sense the confidence promises: a false claim makes it wrong (a record not
+    the expected one, a site not the expected one); one that names the raise but no record, where one was
+    expected, claims nothing false."""
+    given = d.record.id if d.record else None
+    shown = d.to_dict()["site"]
+    record_ok = given in records or (given is None and shown is not None)
+    return record_ok and _site_ok(site, shown, judged, bool(d.features.get("call_site")))
+
+
 def _row(group: str, text: str, records: set[str | None], site: dict | None, judged: bool = True) -> dict | None:
     d = jaxerrs.diagnose_text(text)
     if not d.is_jax:
         return None  # no answer, no confidence
-    out = d.to_dict()
-    given = d.record.id if d.record else None
-    # A false claim makes an answer wrong: a record not the expected one, a site not the expected one. An
-    # answer that names the raise but no record, where one was expected, claims nothing false.
-    record_ok = given in records or (given is None and out["site"] is not None)
-    right = record_ok and _site_ok(site, out["site"], judged, bool(d.features.get("call_site")))
-    return {"group": group, "features": d.features, "right": right, "confidence": d.confidence}
+    return {"group": group, "features": d.features, "right": claims_nothing_false(d, records, site, judged),
+            "confidence": d.confidence}
 
 
 def _texts(path: Path, group: str) -> list[dict]:

@@ -9,6 +9,9 @@ The set was collected blind to src/ from public threads (tests/data/heldout_text
 - library named: ``ecosystem`` names the library that raised it (items raised by Flax/Optax/Equinox/Orbax/Chex);
 - user frame: the file and line of ``expected_user_frame``, or none given when the text shows none;
 - confident wrong: a record or site given with confidence >= 0.5 that is not the expected one.
+
+The reliability table counts an answer right when it claims nothing false (``fit_confidence.claims_nothing_false``,
+the sense the confidence is fit to).
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ SEEN = {
 }
 
 
-def score(item: dict, d: dict) -> dict[str, bool | None]:
+def score(item: dict, d: dict, right: bool | None = None) -> dict[str, bool | None]:
     """Each figure's verdict for one item (None: the item does not count for that figure)."""
     ok_records = {item["expected_record"], *(item.get("also_ok_records") or [])} - {None}
     record = (d["record"] or {}).get("id")
@@ -55,7 +58,7 @@ def score(item: dict, d: dict) -> dict[str, bool | None]:
         "user frame": frame_ok,
         "confident wrong": sure and ((record is not None and record not in ok_records)
                                      or (site is not None and not site_ok)),
-        "right": (record in ok_records) if ok_records else record is None,
+        "right": right if right is not None else ((record in ok_records) if ok_records else record is None),
     }
 
 
@@ -68,10 +71,15 @@ def main() -> None:
     args = ap.parse_args()
     sets = (DATA,) if args.set == "held" else (TUNING, TUNING_B)
     items = [i for data in sets for i in json.loads(data.read_text(encoding="utf-8")) if i["url"] not in SEEN]
+    from fit_confidence import claims_nothing_false
+
     rows = []
     for item in items:
-        d = jaxerrs.diagnose_text(item["text"]).to_dict()
-        rows.append((item, d, score(item, d)))
+        diagnosis = jaxerrs.diagnose_text(item["text"])
+        d = diagnosis.to_dict()
+        ok = {item["expected_record"], *(item.get("also_ok_records") or [])}
+        right = diagnosis.is_jax and claims_nothing_false(diagnosis, ok, item["expected_site"])
+        rows.append((item, d, score(item, d, right or (not diagnosis.is_jax and item["expected_record"] is None))))
     for name in ("record", "site", "library", "user frame"):
         counted = [s[name] for _, _, s in rows if s[name] is not None]
         print(f"{name:12} {sum(counted):3}/{len(counted):3}  {sum(counted) / max(1, len(counted)):.2f}")
