@@ -403,3 +403,21 @@ def test_an_older_library_wording_at_the_records_site_and_class_is_that_record()
     assert d.record is not None and d.record.id == "flax-linen-param-shape-mismatch", d.to_dict()
     assert d.how == "raise site + class" and d.features["site_class"] == 1.0 and d.features["search"] == 0.0
     assert d.site is not None and d.site.function == "Scope.param" and d.ecosystem == "flax"
+
+
+@pytest.mark.parametrize("text, record", [
+    # A sentence quoting the message after "error:" (no class pasted).
+    ('Running the model gives this error: "Submodules must be defined in `setup()` or in a method wrapped in '
+     '`@compact`" and I do not see why', "flax-linen-submodule-outside-setup"),
+    # A sentence naming only the class, in backticks.
+    ("Calling the method afterwards ends in `CallCompactUnboundModuleError`.", "flax-linen-call-unbound-module"),
+])
+def test_a_users_sentence_about_the_error_is_read(text, record):
+    d = jaxerrs.diagnose_text(text)
+    assert d.is_jax and d.record is not None and d.record.id == record, d.to_dict()
+    assert d.confidence < 0.5  # words the user chose: a best guess
+
+
+def test_a_sentence_naming_a_builtin_class_or_quoting_no_error_is_not_jax():
+    assert not jaxerrs.diagnose_text("I get a `ValueError` when I call it").is_jax
+    assert not jaxerrs.diagnose_text('my notes say "remember to restart the kernel before running"').is_jax

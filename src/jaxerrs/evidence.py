@@ -495,6 +495,8 @@ def from_text(text: str) -> Evidence:
             cls, module, message = "Warning", log[0], log[1]
         else:
             message = "\n".join(block).strip()
+            if not frames and len(block) <= 3:
+                cls, message = _from_prose(message)
     message, url = split_message(message)
     if not cls and (anchor := _DOCS_CLASS.search(url or message)):
         # No class pasted, but the link to the error's page names it (JAX's "See …", or the link Flax's errors
@@ -622,6 +624,23 @@ def _unwrap(lines: list[str], first_offset: int = 0) -> str:
             joined[i:j] = [True] * (j - i)
         i = j + 1
     return "".join(ln + ("" if joined[k] or k + 1 == len(lines) else "\n") for k, ln in enumerate(lines))
+
+
+# A user's sentence around the error: 'it throws the following error: "Submodules must be defined …"', or
+# 'this leads to `CallCompactUnboundModuleError`'.
+_QUOTED_ERROR = re.compile(r"\b(?:errors?|exceptions?|raises?|throws?|fails?|says?|message)\b[^\"“”]{0,40}?"
+                           r"[\"“](?P<msg>[^\"“”]{20,})[\"”]", re.IGNORECASE)
+_PROSE_CLASS = re.compile(r"`(?:[A-Za-z_]\w*\.)*(?P<cls>[A-Z]\w*(?:Error|Exception))`")
+
+
+def _from_prose(text: str) -> tuple[str, str]:
+    """(class, message) a sentence without an exception line speaks of: the message it quotes after words
+    such as "error:", or, with no message quoted, the one exception class it names in backticks."""
+    quoted = _QUOTED_ERROR.search(text)
+    if quoted is not None:
+        return "", quoted.group("msg").strip()
+    named = {m.group("cls") for m in _PROSE_CLASS.finditer(text)}
+    return (named.pop(), "") if len(named) == 1 else ("", text)
 
 
 def _inline_exception(lines: list[str]) -> tuple[int, str, bool] | None:
