@@ -6,8 +6,8 @@ and ``_assemble`` (the diagnosis). How sure the answer is comes last and in one 
 describes the answer by the named features of ``jaxerrs.confidence`` (the words' fit, a live error, a raise
 shown in the frames, a call standing for compiled code, words only, Python's own class, a search guess, the
 record's own site and class, another release, a library, no record, a tie, a rival record, what the pattern
-leaves unspelled and how much it spells),
-and ``confidence.calibrated`` weighs them with weights fit on the tuning side (``tests/fit_confidence.py``).
+leaves unspelled and how much it spells), and ``confidence.calibrated`` weighs them with weights fit on the
+tuning side (``tests/fit_confidence.py``).
 """
 
 from __future__ import annotations
@@ -822,8 +822,12 @@ def _guesses(ev: Evidence, site: SiteRef | None) -> list[tuple[Record, float]]:
     found = _searched_records(ev)
     if site is None:
         return found
-    return [(r, sc) for r, sc in found if any(same_function(x.function, site.function) and x.path == site.path
-                                              for x in r.all_sites)]
+    return [(r, sc) for r, sc in found if _lists_site(r, site)]
+
+
+def _lists_site(rec: Record, site: SiteRef) -> bool:
+    """Whether the record names ``site``'s raise (path and function) among its sites of any release."""
+    return any(x.path == site.path and same_function(x.function, site.function) for x in rec.all_sites)
 
 
 def _overlap(message: str, rec: Record) -> float:
@@ -833,8 +837,14 @@ def _overlap(message: str, rec: Record) -> float:
     said = {w.lower() for w in _WORD.findall(message) if not any(c.isupper() for c in w[1:])}
     if len(said) < 4:
         return 0.0
-    spelled = {w.lower() for p in rec.all_patterns for w in _WORD.findall(" ".join(templates.literals(p)))}
+    spelled = {w for p in rec.all_patterns for w in _pattern_words(p)}
     return len(said & spelled) / len(said)
+
+
+@lru_cache(maxsize=2048)
+def _pattern_words(pattern: str) -> tuple[str, ...]:
+    """A pattern's literal words (three letters or more), lower-cased, in order."""
+    return tuple(w.lower() for w in _WORD.findall(" ".join(templates.literals(pattern))))
 
 
 DRIFT_SHARE = 0.9  # share of a record's own words a message must spell, in order, to be that message drifted
@@ -848,13 +858,13 @@ def _spelled_in_order(message: str, rec: Record) -> float:
     said = [w.lower() for w in _WORD.findall(message)][:400]
     best = 0.0
     for p in rec.all_patterns:
-        words = [w.lower() for w in _WORD.findall(" ".join(templates.literals(p)))]
+        words = _pattern_words(p)
         if len(words) >= DRIFT_MIN_WORDS:
             best = max(best, _common_subsequence(words, said) / len(words))
     return best
 
 
-def _common_subsequence(a: list[str], b: list[str]) -> int:
+def _common_subsequence(a: tuple[str, ...], b: list[str]) -> int:
     row = [0] * (len(b) + 1)
     for x in a:
         prev = 0
@@ -1136,9 +1146,9 @@ def _vouched(c: _Case, rec: Record) -> bool:
     """The record's own raise and class name the error, though none of its patterns words it (another release's
     wording): the site was placed (frames, or a release's template) at a site the record lists, and the class
     pasted is the record's, one no builtin shares."""
-    site, cls = c.site, _canon(c.ev.exc_class or "")
-    return (site is not None and bool(cls) and cls not in _builtin_names() and _canon(rec.class_name) == cls
-            and any(s.path == site.path and same_function(s.function, site.function) for s in rec.all_sites))
+    cls = _canon(c.ev.exc_class or "")
+    return (c.site is not None and bool(cls) and cls not in _builtin_names() and _canon(rec.class_name) == cls
+            and _lists_site(rec, c.site))
 
 
 def _values(c: _Case, record: _RecordHit | None) -> dict[str, str]:
@@ -1196,6 +1206,8 @@ def _answer_features(c: _Case, d: Diagnosis, record: _RecordHit | None,
     # A site that is no raise statement: the JAX frame calling compiled code (or Python) that raised.
     call = d.site is not None and d.site.template is None and c.cat.at(d.site.path, d.site.line) is None
     second = c.rec_hits[1].score if record is not None and len(c.rec_hits) > 1 else 0.0
+    # With guesses, the record shown is the first guess: vouched for by its site and class, or a search guess.
+    site_class = d.record is not None and _vouched(c, d.record)
     return {
         "fit": math.log(fit / (1.0 - fit)),
         "live": float(ev.source == "live"),
@@ -1203,8 +1215,8 @@ def _answer_features(c: _Case, d: Diagnosis, record: _RecordHit | None,
         "call_site": float(call and not raise_line),
         "words_only": float(not ev.frames),
         "python_class": float(_canon(ev.exc_class or "") in _builtin_names()),
-        "search": float(bool(guesses) and not _vouched(c, guesses[0][0])),
-        "site_class": float(d.record is not None and _vouched(c, d.record)),
+        "search": float(bool(guesses) and not site_class),
+        "site_class": float(site_class),
         "other_release": float(bool(c.note) or c.no_guess
                                or (d.site is not None and d.site.jax_version != c.cat.jax_version)),
         "library": float(d.ecosystem is not None),

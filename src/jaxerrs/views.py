@@ -174,10 +174,11 @@ SURE = 0.5
 
 def _best_guess_note(d: Diagnosis) -> str:
     """Below ``SURE``: say so, and name the other records the text fits, best first."""
-    shown = d.record.id if d.record else None
+    seen = {d.record.id} if d.record else set()
     others: list[Record] = []
     for c in d.candidates:
-        if c.record is not None and c.record.id != shown and c.record not in others:
+        if c.record is not None and c.record.id not in seen:
+            seen.add(c.record.id)
             others.append(c.record)
     said = ("Best guess: the text does not settle which error this is"
             + (f" (how sure: {d.confidence:.2f}; shown as sure from {SURE})." if d.confidence else "."))
