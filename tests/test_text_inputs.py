@@ -30,6 +30,45 @@ def test_unknown_jax_log_line_is_not_claimed():
     assert not jaxerrs.diagnose_text("WARNING:jax._src.xla_bridge:something else happened\n").is_jax
 
 
+XLA_LOGS = [
+    # absl's layout (the file's name only), an error line among info lines and a later warning.
+    ("I1201 09:00:00.000000 4321 service.cc:145] XLA service 0x55d0 initialized for platform CUDA\n"
+     "E1201 09:00:02.000000 4321 pjrt_stream_executor_client.cc:3045] Execution of replica 0 failed: "
+     "RESOURCE_EXHAUSTED: Out of memory while trying to allocate 4294967296 bytes.\n"
+     "W1201 09:00:02.100000 4321 bfc_allocator.cc:291] some later warning", "gpu-out-of-memory"),
+    # TensorFlow's older layout, with the C++ file's path; words no record quotes.
+    ("2024-03-01 10:11:12.345678: W external/xla/xla/service/gpu/nvptx_compiler.cc:760] The NVIDIA driver's "
+     "CUDA version is 12.2 which is older than the ptxas CUDA version (12.4.131). Because the driver is older than "
+     "the ptxas version, XLA is disabling parallel compilation, which may slow down compilation.", None),
+]
+
+
+@pytest.mark.parametrize("log, record", XLA_LOGS)
+def test_a_line_xla_logged_is_jax_s_and_only_a_record_s_own_words_name_a_record(log, record):
+    d = jaxerrs.diagnose_text(log)
+    assert d.is_jax and d.evidence.module == "jaxlib" and d.evidence.exc_class == "Warning"
+    assert (d.record.id if d.record else None) == record, d.to_dict()
+    if record is None:
+        assert d.candidates == [] and d.site is None  # no search guess about another error
+        assert "XLA" in jaxerrs.render_text(d) and "an XLA log line" in jaxerrs.render_text(d)
+
+
+def test_jax_s_own_log_line_after_an_xla_warning_is_the_one_read():
+    log = ("2023-09-01 10:00:00.100000: W external/xla/xla/service/platform_util.cc:198] unable to create "
+           "StreamExecutor for CUDA:0: failed initializing StreamExecutor for CUDA device ordinal 0\n"
+           "I0901 10:00:00.200000 1400 xla_bridge.py:513] Unable to initialize backend 'cuda': INTERNAL: no "
+           "supported devices found for platform CUDA\n")
+    d = jaxerrs.diagnose_text(log)
+    assert d.evidence.module == "jax._src.xla_bridge"
+    assert d.record is not None and d.record.id == "cuda-backend-init-failed", d.to_dict()
+
+
+def test_another_library_s_cpp_log_line_is_not_claimed():
+    line = ("2023-01-01 10:00:00.000000: W tensorflow/core/common_runtime/gpu/gpu_device.cc:1956] Cannot dlopen "
+            "some GPU libraries. Please make sure the missing libraries are installed properly.")
+    assert not jaxerrs.diagnose_text(line).is_jax
+
+
 def _explain(text: str, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "jaxerrs", "explain", "-", *args], input=text,
                           capture_output=True, text=True, timeout=300)
@@ -416,6 +455,56 @@ def test_a_users_sentence_about_the_error_is_read(text, record):
     d = jaxerrs.diagnose_text(text)
     assert d.is_jax and d.record is not None and d.record.id == record, d.to_dict()
     assert d.confidence < 0.5  # words the user chose: a best guess
+
+
+def test_a_message_quoted_as_code_after_the_users_words_is_read():
+    text = ("Adding the attribute fails, the error is: `Module instance is frozen outside of setup method.` "
+            "though `self.features` can be changed")
+    d = jaxerrs.diagnose_text(text)
+    assert d.record is not None and d.record.id == "flax-linen-set-attribute-frozen", d.to_dict()
+    # Code in backticks after the same words is no message.
+    assert not jaxerrs.diagnose_text("I get an error when calling `jax.jit(f, static_argnums=(0,))` on it").is_jax
+
+
+def test_a_traceback_with_every_line_in_backticks_is_read_as_printed():
+    text = "\n".join(f"`{ln}`" for ln in [
+        "-" * 75,
+        "TypeError                                 Traceback (most recent call last)",
+        "Cell In[4], line 3",
+        "      1 import jax",
+        "      2 f = jax.jit(lambda x: x)",
+        "----> 3 f(x=[1, 2])",
+        "",
+        "TypeError: unhashable type: 'list'"]) .replace("``", "")
+    d = jaxerrs.diagnose_text(text)
+    assert d.evidence.exc_class == "TypeError" and d.evidence.message == "unhashable type: 'list'"
+    uf = d.evidence.user_frame
+    assert uf is not None and (uf.filename, uf.lineno) == ("Cell In[4]", 3)
+
+
+def test_a_library_s_source_checkout_is_not_the_users_code():
+    text = ('Traceback (most recent call last):\n'
+            '  File "/home/me/work/train.py", line 40, in <module>\n'
+            '    model = Net(key)\n'
+            '  File "/home/me/src/equinox/equinox/_not_in_any_release.py", line 12, in __call__\n'
+            '    object.__setattr__(self, "x", 1)\n'
+            "AttributeError: 'Net' object has no attribute 'x'")
+    d = jaxerrs.diagnose_text(text)
+    uf = d.evidence.user_frame
+    assert uf is not None and uf.filename == "/home/me/work/train.py", d.to_dict()
+
+
+@pytest.mark.parametrize("text, function", [
+    # A library's constant prefix ("[Chex] ") fills the hole its template starts with; the rest was cut.
+    ("AssertionError: [Chex] Function 'step' is traced > 2 times!", "assert_max_traces.<locals>.fn_wrapped"),
+    # Its start left out: the words that say what is wrong, quoted from the middle of the message.
+    ("AssertionError: expected shapes should be a list or tuple of ints, got (3, None)", "assert_shape"),
+])
+def test_a_library_message_cut_at_either_end_names_the_library_and_its_raise(text, function):
+    d = jaxerrs.diagnose_text(text)
+    assert d.is_jax and d.ecosystem == "chex", d.to_dict()
+    assert d.site is not None and d.site.path == "chex/_src/asserts.py" and d.site.function == function
+    assert d.confidence < 0.5  # a part of the words only: a best guess
 
 
 def test_a_sentence_naming_a_builtin_class_or_quoting_no_error_is_not_jax():

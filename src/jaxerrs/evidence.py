@@ -100,7 +100,9 @@ def package_relpath(filename: str, packages: tuple[str, ...]) -> str | None:
     if idx is None:
         return None
     rel = "/".join(parts[idx:])
-    if idx > 0 and not _package_has(*parts[idx:idx + 2]):
+    # A folder of the package's name holding the package (~/src/equinox/equinox/…) is its source checkout,
+    # whatever modules the installed release has.
+    if idx > 0 and parts[idx - 1] != parts[idx] and not _package_has(*parts[idx:idx + 2]):
         return None  # a user's own script in a folder named jax (~/packages/jax/try.py, ~/chex/runs/a.py)
     return rel
 
@@ -409,11 +411,24 @@ def _unbox_rich(lines: list[str]) -> list[str]:
     return out
 
 
+_LINE_SPAN = re.compile(r"^(?P<indent>\s*)`(?P<body>[^`]*)`\s*$")
+
+
+def _unquote_lines(text: str) -> str:
+    """A traceback pasted with each line as an inline code span (`Cell In[20], line 2`), as it was printed."""
+    lines = text.split("\n")
+    filled = [ln for ln in lines if ln.strip()]
+    if len(filled) < 2 or not all(_LINE_SPAN.match(ln) for ln in filled):
+        return text
+    return "\n".join(m["body"] if (m := _LINE_SPAN.match(ln)) else ln for ln in lines)
+
+
 def _normalise(text: str) -> str:
     """The traceback as Python or IPython would print it, from pytest's, VS Code's, Colab's or Rich's rendering."""
     import textwrap
 
     text = "\n".join(_unbox_rich(_MD_LINK.sub(r"\g<path>", text).split("\n")))
+    text = _unquote_lines(text)
     inline = text.strip()
     if len(inline) > 2 and inline[0] == inline[-1] == "`" and not inline.startswith("``") and "`" not in inline[1:-1]:
         text = inline[1:-1]  # a traceback pasted as one inline code span: `File "…", line 3 … Error: …`
@@ -533,22 +548,35 @@ def from_text(text: str) -> Evidence:
     return ev
 
 
-# JAX's own log lines: Python logging ("WARNING:jax._src.xla_bridge:…") and absl ("W1129 … xla_bridge.py:879] …").
+# JAX's own log lines: Python logging ("WARNING:jax._src.xla_bridge:…") and absl ("W1129 … xla_bridge.py:879] …"),
+# and those of the C++ it runs (XLA, TSL, jaxlib): absl's ("E1129 … cuda_dnn.cc:522] …", the file's name only) and
+# TensorFlow's older layout, which names the file's path ("2024-03-01 10:11:12.3: W external/xla/xla/…/x.cc:760] …").
 _JAX_LOG = (
-    re.compile(r"^(?:WARNING|ERROR|CRITICAL):(?P<logger>jax(?:lib)?(?:\.[\w.]+)?):(?P<msg>.+)$"),
-    re.compile(r"^[WEF]\d{4} [\d:.]+\s+\d+ (?P<file>xla_bridge|dispatch|compiler|pjit)\.py:\d+\] (?P<msg>.+)$"),
+    re.compile(r"^(?P<level>WARNING|ERROR|CRITICAL):(?P<logger>jax(?:lib)?(?:\.[\w.]+)?):(?P<msg>.+)$"),
+    # (xla_bridge logs a backend that failed to start at INFO level in some releases)
+    re.compile(r"^(?P<level>[IWEF])\d{4} [\d:.]+\s+\d+ (?P<file>xla_bridge|dispatch|compiler|pjit)\.py:\d+\] (?P<msg>.+)$"),
+    re.compile(r"^(?P<level>[WEF])\d{4} [\d:.]+\s+\d+ (?P<cc>\w+\.cc):\d+\] (?P<msg>.+)$"),
+    re.compile(r"^\d{4}-\d\d-\d\d [\d:.]+: (?P<level>[WEF]) (?P<cc>(?:external/(?:local_)?)?(?:xla|tsl|jaxlib)/\S+\.cc)"
+               r":\d+\] (?P<msg>.+)$"),
 )
 
 
 def _jax_log_message(lines: list[str]) -> tuple[str, str] | None:
-    """(logger module, message) of the last warning or error line that JAX itself logged."""
-    for ln in reversed(lines):
+    """(logger module, message) of the last error line that JAX, or the C++ it runs, logged; else of the last
+    warning. A C++ line's module is ``jaxlib``, the package that ships XLA."""
+    found = []
+    for ln in lines:
         for rx in _JAX_LOG:
             m = rx.match(ln.strip())
             if m:
-                logger = m.groupdict().get("logger") or f"jax._src.{m.group('file')}"
-                return logger, m.group("msg").strip()
-    return None
+                logger = m["logger"] if "logger" in rx.groupindex else (
+                    "jaxlib" if "cc" in rx.groupindex else f"jax._src.{m.group('file')}")
+                found.append((m["level"][0] in "EFC", logger, m.group("msg").strip()))
+                break
+    if not found:
+        return None
+    _error, logger, msg = max(reversed(found), key=lambda x: x[0])
+    return logger, msg
 
 
 def _parse_frames(lines: list[str]) -> list[Frame]:
@@ -628,8 +656,8 @@ def _unwrap(lines: list[str], first_offset: int = 0) -> str:
 
 # A user's sentence around the error: 'it throws the following error: "Submodules must be defined …"', or
 # 'this leads to `CallCompactUnboundModuleError`'.
-_QUOTED_ERROR = re.compile(r"\b(?:errors?|exceptions?|raises?|throws?|fails?|says?|message)\b[^\"“”]{0,40}?"
-                           r"[\"“](?P<msg>[^\"“”]{20,})[\"”]", re.IGNORECASE)
+_QUOTED_ERROR = re.compile(r"\b(?:errors?|exceptions?|raises?|throws?|fails?|says?|message)\b[^\"“”`]{0,40}?"
+                           r"(?:[\"“](?P<msg>[^\"“”]{20,})[\"”]|`(?P<span>[^`(){}\[\]=]{20,})`)", re.IGNORECASE)
 _PROSE_CLASS = re.compile(r"`(?:[A-Za-z_]\w*\.)*(?P<cls>[A-Z]\w*(?:Error|Exception))`")
 
 
@@ -637,8 +665,8 @@ def _from_prose(text: str) -> tuple[str, str]:
     """(class, message) a sentence without an exception line speaks of: the message it quotes after words
     such as "error:", or, with no message quoted, the one exception class it names in backticks."""
     quoted = _QUOTED_ERROR.search(text)
-    if quoted is not None:
-        return "", quoted.group("msg").strip()
+    if quoted is not None and (quoted["msg"] or len(quoted["span"].split()) >= 4):
+        return "", (quoted["msg"] or quoted["span"]).strip()
     named = {m.group("cls") for m in _PROSE_CLASS.finditer(text)}
     return (named.pop(), "") if len(named) == 1 else ("", text)
 

@@ -585,6 +585,15 @@ class History:
                     cov = _prefix_coverage(tmpl, norm)
                     if cov >= 0.8:
                         found[tmpl] = 0.9 * cov
+        if not found and len(norm) >= CUT_HEAD_MIN:
+            # A message whose start was left out (a user quoting the part that says what is wrong): templates
+            # whose literal text holds its first words, the rest of the message matching the template's rest.
+            head = norm[:CUT_HEAD_MIN]
+            for tmpl in self._by_template:
+                if head in tmpl:
+                    cov = _tail_coverage(tmpl, norm)
+                    if cov >= 0.8:
+                        found[tmpl] = 0.9 * cov
         out = []
         for tmpl, score in found.items():
             if cls_name and not any(s.cls == cls_name for s in self._by_template[tmpl]):
@@ -885,6 +894,30 @@ class History:
         return self.format_releases(self._index[r] for r in found)
 
 
+CUT_HEAD_MIN = 40  # characters of a message's start that must lie inside one of a template's literals
+
+
+def _tail_coverage(template: str, message: str) -> float:
+    """The share of ``message`` a template's literal text covers when the message is the template's end, its
+    start cut inside one of the template's literals (0 when it is not)."""
+    try:
+        parts = templates.parts(template)
+    except ValueError:
+        return 0.0
+    head = message[:CUT_HEAD_MIN]
+    for i, (lit, _name) in enumerate(parts):
+        norm = templates.normalise(lit)
+        at = norm.find(head)
+        if at <= 0:
+            continue  # not in this literal, or at its start (a whole match, which is found elsewhere)
+        tail = norm[at:] + (" " if lit[-1:].isspace() else "")
+        rest = [(tail, parts[i][1]), *parts[i + 1:]]
+        m = templates.match("".join(x.replace("{", "{{").replace("}", "}}") + ("" if n is None else "{" + n + "}")
+                                    for x, n in rest), message)
+        return m.coverage if m is not None and m.start == 0 else 0.0
+    return 0.0
+
+
 def _prefix_coverage(template: str, message: str) -> float:
     """The share of ``message`` that is ``template``'s literal text, when the message is the template's start.
 
@@ -896,6 +929,8 @@ def _prefix_coverage(template: str, message: str) -> float:
     except ValueError:
         return 0.0
     pos, matched, after_hole = 0, 0, True  # the template may start anywhere in the message, like a search
+    # What a hole the template starts with holds (a library's constant prefix: "[Chex] ") is no unmatched text.
+    lead = None if parts and not parts[0][0].strip() and parts[0][1] is not None else 0
     for lit, name in parts:
         lit = templates.normalise(lit) if lit.strip() else ""
         if lit:
@@ -905,8 +940,9 @@ def _prefix_coverage(template: str, message: str) -> float:
                 # The message ends inside this literal: its tail is a start of it.
                 for k in range(min(len(lit), len(rest)), 0, -1):
                     if rest.endswith(lit[:k]) and (after_hole or rest == lit[:k]):
-                        return (matched + k) / max(1, len(message))
+                        return (matched + k) / max(1, len(message) - (lead or 0))
                 return 0.0
+            lead = i if lead is None else lead
             pos, matched = i + len(lit), matched + len(lit)
             if message[pos:pos + 1] == " ":
                 pos += 1

@@ -621,6 +621,21 @@ def _words_cannot_place(ev: Evidence, site: SiteRef) -> str | None:
     return None
 
 
+CUT_FIT = 0.72  # the history's score for a message cut short (or cut at its start) that counts as its words
+
+
+def _history_fit(template: str, score: float, text: str) -> float | None:
+    """How well a template of a history index words a pasted message (``_match_quality``'s scale), when as
+    closely as JAX's own must; a message cut short, or with its start left out, counts when what is there is
+    long enough and the index scored it high. None otherwise."""
+    m = templates.match(template, text)
+    if _strong_text_match(m, True):
+        return _match_quality(m, True)
+    if m is None and score >= CUT_FIT and len(text.strip()) >= 40:
+        return 0.6 * score + 0.15
+    return None
+
+
 def _other_release_wording(cat: catalog_mod.Catalog, ev: Evidence) -> tuple[SiteRef, str] | None:
     """A message the installed JAX does not raise but other releases did, matched closely enough to call it
     JAX's (the same bar as for the installed catalog): their latest site, and a note saying so."""
@@ -631,9 +646,7 @@ def _other_release_wording(cat: catalog_mod.Catalog, ev: Evidence) -> tuple[Site
         h = history.load()
         chosen = []
         for score, tmpl in h.template_matches(text, ev.exc_class or None)[:5]:
-            m = templates.match(tmpl, text)
-            # A message cut short (the rest of it not pasted) counts when its start is long enough.
-            if _strong_text_match(m, True) or (m is None and score >= 0.72 and len(text.strip()) >= 40):
+            if _history_fit(tmpl, score, text) is not None:
                 chosen.append(tmpl)
         strong = [x for t in chosen for x in h.sites_for(t, ev.exc_class or None)]
     except Exception:  # noqa: BLE001 - the history is extra knowledge
@@ -691,13 +704,12 @@ def _library_history_hit(ev: Evidence) -> tuple[float, str, SiteRef, str] | None
         h = history.load_library(name)
         if h is None:
             continue
-        for _score, tmpl in h.template_matches(ev.match_text, cls)[:5]:
-            m = templates.match(tmpl, ev.match_text)
-            hits = [x for x in h.sites_for(tmpl, cls) if x.template == tmpl]
+        for score, tmpl in h.template_matches(ev.match_text, cls)[:5]:
+            q = _history_fit(tmpl, score, ev.match_text)
+            hits = [x for x in h.sites_for(tmpl, cls) if templates.normalise(x.template or "") == tmpl]
             # The index kept only raises of the pasted class (any class when none was pasted).
-            if m is None or not hits or not _strong_text_match(m, True):
+            if q is None or not hits:
                 continue
-            q = _match_quality(m, True)
             if best is None or q > best[0]:
                 last = max(hits, key=lambda x: history.version_key(x.releases[1]))
                 shown = h.format_releases({i for x in hits for i in range(h.release_index(x.releases[0]),
@@ -1058,7 +1070,9 @@ def _decide_is_jax(c: _Case) -> None:
     library's words may say so and give the site."""
     ev, rf = c.ev, c.ev.raise_frame
     if ev.exc_class == "Warning" and ev.source == "text" and not ev.frames:
-        c.is_jax = bool(c.rec_hits) and c.rec_hits[0].pattern is not None  # a JAX log line: only a record explains it
+        # A JAX log line: only a record explains it; the C++ JAX runs (XLA) logs only its own errors and warnings.
+        c.is_jax = (bool(c.rec_hits) and c.rec_hits[0].pattern is not None) or ev.module == "jaxlib"
+        c.how = c.how or ("log line" if ev.module == "jaxlib" else "")
     elif (rf is not None and not ev.frames_removed and rf.kind == "jax") or _jax_module(ev) or c.origin is not None:
         c.is_jax = True
     elif rf is None and _canon(ev.exc_class) in _jax_class_names(c.cat):
@@ -1109,8 +1123,9 @@ def _assemble(c: _Case) -> Diagnosis:
     """The diagnosis of a JAX error: its record (or the best guesses by words), site, values, candidates."""
     ev, cat = c.ev, c.cat
     d = Diagnosis(ev, True)
-    # No record's words fit a pasted message: the records whose text fits it best, a best guess.
-    guesses = _guesses(ev, c.site) if ev.source == "text" and not c.rec_hits else []
+    # No record's words fit a pasted message: the records whose text fits it best, a best guess. Not for a line
+    # XLA logged: its words are those of C++ no record quotes, and any record's would be a guess about another error.
+    guesses = _guesses(ev, c.site) if ev.source == "text" and not c.rec_hits and ev.module != "jaxlib" else []
     d.site = c.site
     record = c.rec_hits[0] if c.rec_hits else None
     if record is not None and ev.source == "text" and c.how in ("record", "message template"):

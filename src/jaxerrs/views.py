@@ -120,7 +120,11 @@ def build(d: Diagnosis, with_rewrite: bool = True) -> PanelView:
         title = ev.message.splitlines()[0][:160] if ev.message else ev.exc_class
         where = f" at `{d.site.path}:{d.site.line}` in `{d.site.function}`" if d.site else ""
         near = _records_at_site(d.site)
-        if near:
+        if ev.module == "jaxlib" and ev.exc_class == "Warning":
+            meaning = ("XLA, the compiler and runtime that JAX runs (it ships in jaxlib), logged this line; no "
+                       "Python exception was raised. No curated record's words match it: the message is what is "
+                       "known.")
+        elif near:
             names = ", ".join(f"`{r.id}` ({r.title})" for r in near[:3])
             meaning = (f"JAX raised this error{where}. No curated record's message template matched this "
                        f"message, so none is shown as certain. Records about this raise site: {names}; open "
@@ -130,7 +134,8 @@ def build(d: Diagnosis, with_rewrite: bool = True) -> PanelView:
                        + ("the check that failed in JAX's source, the values it read and the function you called "
                           "are below." if d.check or d.api else
                           "the message, the values it carries and the source excerpt below are what is known."))
-        matched = f"raise site only ({d.how})" if d.how else "no curated record"
+        matched = (f"raise site only ({d.how})" if d.how and d.how != "log line" else
+                   "an XLA log line, no curated record" if d.how else "no curated record")
     if d.is_jax and d.confidence < SURE:
         matched = f"best guess · {matched}"
         notes.append(_best_guess_note(d))
