@@ -507,6 +507,35 @@ def test_a_library_message_cut_at_either_end_names_the_library_and_its_raise(tex
     assert d.confidence < 0.5  # a part of the words only: a best guess
 
 
+def test_an_older_ipython_cell_frame_without_arguments_is_the_users_frame():
+    text = ("-" * 75 + "\nValueError                                Traceback (most recent call last)\n"
+            "<ipython-input-7-0a1b2c3d4e5f> in <module>\n----> 1 y = jnp.ones((2, 3)) @ jnp.ones((4, 5))\n\n"
+            "/usr/local/lib/python3.7/site-packages/jax/_src/numpy/lax_numpy.py in matmul(a, b, precision)\n"
+            "   2790     raise ValueError(msg)\n\n"
+            "ValueError: matmul requires contracting dims to match")
+    uf = jaxerrs.diagnose_text(text).evidence.user_frame
+    assert uf is not None and (uf.filename, uf.lineno) == ("<ipython-input-7-0a1b2c3d4e5f>", 1)
+
+
+def test_an_exception_line_made_a_markdown_heading_is_the_exception_line():
+    text = ("# ValueError: Non-hashable static arguments are not supported. An error occured during a call to "
+            "'step' while trying to hash an object of type <class 'list'>, [1, 2]. The error was:\n"
+            "    TypeError: unhashable type: 'list'")
+    d = jaxerrs.diagnose_text(text)
+    assert d.evidence.exc_class == "ValueError"
+    assert d.record is not None and d.record.id == "jit-non-hashable-static-arg", d.to_dict()
+
+
+def test_a_library_class_under_its_older_name_raised_where_the_record_no_longer_lists_names_its_one_record():
+    # Equinox 0.11.0-0.11.4 called EquinoxRuntimeError EqxRuntimeError and raised it elsewhere.
+    text = ('  File "/home/u/venv/lib/python3.11/site-packages/equinox/_errors.py", line 70, in raises\n'
+            "    raise EqxRuntimeError(msgs[_index.item()])\n"
+            "equinox._errors.EqxRuntimeError: step size must be positive")
+    d = jaxerrs.diagnose_text(text)
+    assert d.record is not None and d.record.id == "equinox-error-if", d.to_dict()
+    assert d.ecosystem == "equinox" and d.confidence < 0.5  # the class alone: a best guess
+
+
 def test_a_sentence_naming_a_builtin_class_or_quoting_no_error_is_not_jax():
     assert not jaxerrs.diagnose_text("I get a `ValueError` when I call it").is_jax
     assert not jaxerrs.diagnose_text('my notes say "remember to restart the kernel before running"').is_jax

@@ -343,7 +343,8 @@ _IPY_FRAME = re.compile(r"^\s*File (?P<file>\S.*?):(?P<line>\d+)(?:, in (?P<func
 # A paste that starts inside a frame's header, its `  File "` cut off: only ever a text's first line.
 _CUT_FRAME = re.compile(r'^\s*(?P<file>[^"\s]+\.py)", line (?P<line>\d+)(?:, in (?P<func>.+?))?\s*$')
 _IPY_CELL = re.compile(r"^\s*(?:Cell (?P<cell>In ?\[\d*\]), line (?P<line>\d+)|Input (?P<cell2>In ?\[\s*\d*\]), in .*)")
-_IPY_OLD = re.compile(r"^(?P<file>\S+?\.py|<ipython-input-[^>]+>) in (?P<func>[^\s(]+)\(")
+# Older IPython: "<ipython-input-4-d80…> in <module>" (the cell, no arguments shown), "…/module.py in f(self, x)".
+_IPY_OLD = re.compile(r"^(?P<file>\S+?\.py|<ipython-input-[^>]+>) in (?P<func>[^\s(]+)(?:\(|\s*$)")
 _EXC_LINE = re.compile(
     r"^(?P<cls>Exception(?=:)|[A-Za-z_][\w.]*?(?:Error|Exception|Exit|Interrupt|Warning|Iteration|Trace|Transformation)"
     # A dotted class; not a file name that starts a frame line ("klujax.py:249, in analyze").
@@ -373,6 +374,15 @@ _MD_LINK = re.compile(r"\[(?P<path>[^\]\n]+)\]\(https?://[^)\s]*\)")
 
 _QUOTED = re.compile(r"^\s*>(?!>)")
 _FENCE = re.compile(r"^\s*(?:`{3,}|~{3,})[\w+-]*\s*$")  # a Markdown code fence: it ends a message inside it
+
+
+_HEADING = re.compile(r"^#{1,6}\s+(?P<rest>\S.*)$")
+
+
+def _unheaded(line: str) -> str:
+    """An exception line a user made a Markdown heading of ("# ValueError: …"), without the marks."""
+    m = _HEADING.match(line)
+    return m["rest"] if m and ":" in m["rest"] and _EXC_LINE.match(m["rest"].rstrip()) else line
 
 
 def _unquote(lines: list[str]) -> list[str]:
@@ -432,7 +442,7 @@ def _normalise(text: str) -> str:
     inline = text.strip()
     if len(inline) > 2 and inline[0] == inline[-1] == "`" and not inline.startswith("``") and "`" not in inline[1:-1]:
         text = inline[1:-1]  # a traceback pasted as one inline code span: `File "…", line 3 … Error: …`
-    lines = _unquote(text.split("\n"))
+    lines = [_unheaded(ln) for ln in _unquote(text.split("\n"))]
     e_lines = [ln for ln in lines if _PYTEST_E.match(ln)]
     full = bool(e_lines) and any(_EXC_LINE.match(_PYTEST_E.sub("", ln).strip()) for ln in e_lines)
     if full:

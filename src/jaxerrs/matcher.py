@@ -44,8 +44,9 @@ from jaxerrs.kb.records import Record, _in_range, all_records, installed_jax, re
 if TYPE_CHECKING:
     from jaxerrs import history as history_mod  # read lazily: the history index is extra knowledge for text
 
-# Names one class goes by across JAX versions.
-ALIASES = {"XlaRuntimeError": "JaxRuntimeError"}
+# Names one class goes by across releases: JAX's, and its libraries' (Equinox 0.11.0-0.11.4 named its runtime
+# error class EqxRuntimeError; ``git show v0.11.4:equinox/_errors.py``).
+ALIASES = {"XlaRuntimeError": "JaxRuntimeError", "EqxRuntimeError": "EquinoxRuntimeError"}
 # From text alone a template must cover this much to call an error JAX's.
 TEXT_MIN_LITERAL = 20
 TEXT_MIN_COVERAGE = 0.45
@@ -830,11 +831,33 @@ def _ranked(message: str, cls: str | None, _generation: int) -> tuple[tuple[str,
 
 
 def _guesses(ev: Evidence, site: SiteRef | None) -> list[tuple[Record, float]]:
-    """``_searched_records``; where a raise already fits the message, only records of that raise."""
+    """``_searched_records``; where a raise already fits the message, only records of that raise, or, when none
+    lists it (the raise moved between releases), the one record of a class no other record and no builtin has."""
     found = _searched_records(ev)
     if site is None:
         return found
-    return [(r, sc) for r, sc in found if _lists_site(r, site)]
+    at_site = [(r, sc) for r, sc in found if _lists_site(r, site)]
+    if at_site:
+        return at_site
+    owner = _only_record_of_class(_canon(ev.exc_class or ""), records_mod.GENERATION)
+    return [(all_records()[owner], 1.0)] if owner is not None else []
+
+
+@lru_cache(maxsize=4)
+def _class_owners(_generation: int) -> dict[str, str | None]:
+    """Class name -> the one curated record of that class (None when several records share it)."""
+    owners: dict[str, str | None] = {}
+    for rec in all_records().values():
+        if rec.origin == "curated":
+            cls = _canon(rec.class_name)
+            owners[cls] = None if cls in owners else rec.id
+    return owners
+
+
+def _only_record_of_class(cls: str, generation: int) -> str | None:
+    if not cls or cls in _builtin_names():
+        return None
+    return _class_owners(generation).get(cls)
 
 
 def _lists_site(rec: Record, site: SiteRef) -> bool:
