@@ -536,6 +536,15 @@ def test_a_library_class_under_its_older_name_raised_where_the_record_no_longer_
     assert d.ecosystem == "equinox" and d.confidence < 0.5  # the class alone: a best guess
 
 
+def test_an_error_compiled_code_raised_is_placed_at_jax_s_call_not_at_another_raise_of_that_function():
+    d = jaxerrs.diagnose_text("jaxlib.xla_extension.XlaRuntimeError: RESOURCE_EXHAUSTED: Out of memory while "
+                              "trying to allocate 7406166528 bytes.")
+    assert d.record is not None and d.record.id == "gpu-out-of-memory"
+    # The function that called into XLA, not one of its raises (which word other errors).
+    assert d.site is not None and d.site.function == "ExecuteReplicated.__call__" and d.site.template is None
+    assert d.features["call_site"] == 1.0 and "no_execution" not in jaxerrs.render_text(d)
+
+
 def test_a_sentence_naming_a_builtin_class_or_quoting_no_error_is_not_jax():
     assert not jaxerrs.diagnose_text("I get a `ValueError` when I call it").is_jax
     assert not jaxerrs.diagnose_text('my notes say "remember to restart the kernel before running"').is_jax

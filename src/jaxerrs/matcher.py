@@ -291,10 +291,14 @@ def _record_refs_split(cat: catalog_mod.Catalog, rec: Record, message: str) -> t
                                               for s in sites) if m]
         if matched:
             fits.append(SiteRef.of(max(matched, key=lambda t: t[0])[1], cat.jax_version))
-        elif sites:  # the record's pattern matched; its raise builds the text elsewhere (a helper, C code)
-            rest.append(SiteRef.of(next((s for s in sites if not s.template), sites[0]), cat.jax_version))
-        elif (line := cat.function_line(ref.path, ref.function)) is not None:  # no raise: JAX's call into C++
+        elif built := [s for s in sites if not s.template]:
+            # The record's pattern matched; a raise there builds its text elsewhere (a helper).
+            rest.append(SiteRef.of(built[0], cat.jax_version))
+        elif (line := cat.function_line(ref.path, ref.function)) is not None:
+            # No raise there words it (those there word other errors): JAX's call into C++ that raised it.
             rest.append(SiteRef(ref.path, line, ref.function, cat.jax_version))
+        elif sites:
+            rest.append(SiteRef.of(sites[0], cat.jax_version))
     return fits, rest
 
 
