@@ -545,6 +545,14 @@ def test_an_error_compiled_code_raised_is_placed_at_jax_s_call_not_at_another_ra
     assert d.features["call_site"] == 1.0 and "no_execution" not in jaxerrs.render_text(d)
 
 
+def test_words_only_a_library_s_messages_carry_name_the_library_without_frames():
+    d = jaxerrs.diagnose_text("AssertionError: [Chex] Assertion assert_shape failed: Error in shape compatibility "
+                              "check: input 0 has shape (2,) but expected (3,).")
+    assert d.is_jax and d.ecosystem == "chex" and d.record is not None and d.record.id == "chex-assert-shape"
+    # The same class with a user's own words is nobody's but the user's.
+    assert not jaxerrs.diagnose_text("AssertionError: the loss went up after step 3").is_jax
+
+
 def test_a_sentence_naming_a_builtin_class_or_quoting_no_error_is_not_jax():
     assert not jaxerrs.diagnose_text("I get a `ValueError` when I call it").is_jax
     assert not jaxerrs.diagnose_text('my notes say "remember to restart the kernel before running"').is_jax

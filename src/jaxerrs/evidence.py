@@ -196,7 +196,22 @@ def ecosystem_origin(ev: Evidence) -> str | None:
         if c in _ECOSYSTEM_CLASSES:
             return _ECOSYSTEM_CLASSES[c]
     rf = ev.raise_frame
-    return frame_library(rf) if rf is not None else None
+    lib = frame_library(rf) if rf is not None else None
+    if lib is None and ev.source == "text" and rf is None:
+        # No frames: words only a library's own messages carry (chex's ERR_PREFIX, a library's docs site).
+        lib = next((name for name, rx in _LIBRARY_WORDS if rx.search(ev.message)), None)
+    return lib
+
+
+# Words a library's messages carry that no other package's do, from their sources: chex prefixes its assertions'
+# messages with ERR_PREFIX = "[Chex] " (chex/_src/asserts_internal.py); Flax's, Orbax's and Equinox's errors link
+# their own documentation.
+_LIBRARY_WORDS = (
+    ("chex", re.compile(r"^\s*\[Chex\] ")),
+    ("flax", re.compile(r"https?://flax(?:-linen)?\.readthedocs\.io/")),
+    ("orbax", re.compile(r"https?://orbax\.readthedocs\.io/")),
+    ("equinox", re.compile(r"https?://docs\.kidger\.site/equinox/")),
+)
 
 
 def ecosystem_of_values(ev: Evidence, limit: int = 400) -> str | None:
