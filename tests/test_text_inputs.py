@@ -553,6 +553,17 @@ def test_words_only_a_library_s_messages_carry_name_the_library_without_frames()
     assert not jaxerrs.diagnose_text("AssertionError: the loss went up after step 3").is_jax
 
 
+def test_no_record_about_another_function_is_guessed_for_an_error_naming_its_own():
+    d = jaxerrs.diagnose_text("AssertionError: [Chex] Assertion assert_tree_is_sharded failed: Tree leaf 'a' "
+                              "is not sharded")
+    assert d.is_jax and d.ecosystem == "chex"
+    # chex-assert-tree-all-finite's words start alike but name assert_tree_all_finite: no guess at all.
+    assert d.record is None and all(c.record is None for c in d.candidates), d.to_dict()
+    named = jaxerrs.diagnose_text("AssertionError: [Chex] Assertion assert_tree_all_finite failed: Tree contains "
+                                  "non-finite value: a.")
+    assert named.record is not None and named.record.id == "chex-assert-tree-all-finite"
+
+
 def test_a_sentence_naming_a_builtin_class_or_quoting_no_error_is_not_jax():
     assert not jaxerrs.diagnose_text("I get a `ValueError` when I call it").is_jax
     assert not jaxerrs.diagnose_text('my notes say "remember to restart the kernel before running"').is_jax

@@ -837,7 +837,7 @@ def _ranked(message: str, cls: str | None, _generation: int) -> tuple[tuple[str,
 def _guesses(ev: Evidence, site: SiteRef | None) -> list[tuple[Record, float]]:
     """``_searched_records``; where a raise already fits the message, only records of that raise, or, when none
     lists it (the raise moved between releases), the one record of a class no other record and no builtin has."""
-    found = _searched_records(ev)
+    found = [(r, sc) for r, sc in _searched_records(ev) if not _names_another(ev.match_text, r)]
     if site is None:
         return found
     at_site = [(r, sc) for r, sc in found if _lists_site(r, site)]
@@ -845,6 +845,33 @@ def _guesses(ev: Evidence, site: SiteRef | None) -> list[tuple[Record, float]]:
         return at_site
     owner = _only_record_of_class(_canon(ev.exc_class or ""), records_mod.GENERATION)
     return [(all_records()[owner], 1.0)] if owner is not None else []
+
+
+_TOKEN = re.compile(r"\w+")
+
+
+def _names_another(message: str, rec: Record) -> bool:
+    """Whether one of the record's patterns starts with the message's words but names another function where
+    they part ("[Chex] Assertion assert_tree_is_sharded failed" against "[Chex] Assertion assert_tree_all_finite
+    failed"): the record is about that other function's error, whatever else its words share."""
+    norm = templates.normalise(message)
+    for pattern in rec.all_patterns:
+        try:
+            first, hole = templates.parts(pattern)[0]
+        except (ValueError, IndexError):
+            continue
+        lit = templates.normalise(first)
+        k = next((i for i, (a, b) in enumerate(zip(norm, lit, strict=False)) if a != b), min(len(norm), len(lit)))
+        if k < 8 or k >= len(lit) or k >= len(norm):
+            continue  # no shared start, or one runs out first (a hole, or a message cut short)
+        said, written = _token_at(norm, k), _token_at(lit, k)
+        if "_" in said and "_" in written and said != written:
+            return True
+    return False
+
+
+def _token_at(text: str, i: int) -> str:
+    return next((m.group() for m in _TOKEN.finditer(text) if m.start() <= i <= m.end()), "")
 
 
 @lru_cache(maxsize=4)
