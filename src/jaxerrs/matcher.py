@@ -857,7 +857,7 @@ def _names_another(message: str, rec: Record) -> bool:
     norm = templates.normalise(message)
     for pattern in rec.all_patterns:
         try:
-            first, hole = templates.parts(pattern)[0]
+            first, _hole = templates.parts(pattern)[0]
         except (ValueError, IndexError):
             continue
         lit = templates.normalise(first)
