@@ -46,9 +46,9 @@ THREADS = HERE / "data" / "public_threads.json"
 
 def _site_ok(expected: dict | None, site: dict | None, judged: bool, call_site: bool) -> bool:
     """No site given; the expected raise (its file may have moved or been renamed since: the same file name, or
-    the same package and a function no other class shares the name of); or, where no Python raise is expected
-    (compiled code or Python raised), the JAX frame that made the call, which the design names as the site of
-    such errors."""
+    the same package and function where that function is no dunder method many classes share); or, where no
+    Python raise is expected (compiled code or Python raised), the JAX frame that made the call, which the design
+    names as the site of such errors."""
     if site is None or not judged:
         return True
     if expected is None:

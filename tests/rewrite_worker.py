@@ -66,8 +66,8 @@ def main(ids: list[str]) -> None:
 
 def _reset_without_collecting(ip) -> None:
     """``ip.reset(new_session=False)`` for the next case, all of it but the full ``gc.collect()`` its output
-    cache's flush ends with: with JAX's objects alive that took 0.24 s a case, a quarter of the proof set's first
-    phase. Python's own collector still runs as it always does."""
+    cache's flush ends with: with JAX's objects alive that took about half of the proof set's first phase (248 s
+    against 123 s without it, two workers over the 600 cells). Python's own collector still runs as it always does."""
     import gc
 
     collect = gc.collect
