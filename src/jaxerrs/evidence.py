@@ -57,6 +57,11 @@ class Evidence:
     def match_text(self) -> str:
         return match_text_of(self.message)
 
+    @property
+    def logged_by_xla(self) -> bool:
+        """A pasted line the C++ JAX runs (XLA) logged, no exception raised (``_jax_log_message``)."""
+        return self.source == "text" and self.exc_class == "Warning" and self.module == XLA_LOG_MODULE
+
 
 def match_text_of(message: str) -> str:
     """The head of a message, and its tail when it is long: JAX's templates live there (a callback's
@@ -586,6 +591,9 @@ _JAX_LOG = (
 )
 
 
+XLA_LOG_MODULE = "jaxlib"  # the module a C++ log line is named by: the package that ships XLA
+
+
 def _jax_log_message(lines: list[str]) -> tuple[str, str] | None:
     """(logger module, message) of the last error line that JAX, or the C++ it runs, logged; else of the last
     warning. A C++ line's module is ``jaxlib``, the package that ships XLA."""
@@ -595,7 +603,7 @@ def _jax_log_message(lines: list[str]) -> tuple[str, str] | None:
             m = rx.match(ln.strip())
             if m:
                 logger = m["logger"] if "logger" in rx.groupindex else (
-                    "jaxlib" if "cc" in rx.groupindex else f"jax._src.{m.group('file')}")
+                    XLA_LOG_MODULE if "cc" in rx.groupindex else f"jax._src.{m.group('file')}")
                 found.append((m["level"][0] in "EFC", logger, m.group("msg").strip()))
                 break
     if not found:

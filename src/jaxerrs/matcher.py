@@ -1125,8 +1125,8 @@ def _decide_is_jax(c: _Case) -> None:
     ev, rf = c.ev, c.ev.raise_frame
     if ev.exc_class == "Warning" and ev.source == "text" and not ev.frames:
         # A JAX log line: only a record explains it; the C++ JAX runs (XLA) logs only its own errors and warnings.
-        c.is_jax = (bool(c.rec_hits) and c.rec_hits[0].pattern is not None) or ev.module == "jaxlib"
-        c.how = c.how or ("log line" if ev.module == "jaxlib" else "")
+        c.is_jax = (bool(c.rec_hits) and c.rec_hits[0].pattern is not None) or ev.logged_by_xla
+        c.how = c.how or ("log line" if ev.logged_by_xla else "")
     elif (rf is not None and not ev.frames_removed and rf.kind == "jax") or _jax_module(ev) or c.origin is not None:
         c.is_jax = True
     elif rf is None and _canon(ev.exc_class) in _jax_class_names(c.cat):
@@ -1179,7 +1179,7 @@ def _assemble(c: _Case) -> Diagnosis:
     d = Diagnosis(ev, True)
     # No record's words fit a pasted message: the records whose text fits it best, a best guess. Not for a line
     # XLA logged: its words are those of C++ no record quotes, and any record's would be a guess about another error.
-    guesses = _guesses(ev, c.site) if ev.source == "text" and not c.rec_hits and ev.module != "jaxlib" else []
+    guesses = _guesses(ev, c.site) if ev.source == "text" and not c.rec_hits and not ev.logged_by_xla else []
     d.site = c.site
     record = c.rec_hits[0] if c.rec_hits else None
     if record is not None and ev.source == "text" and c.how in ("record", "message template"):

@@ -120,7 +120,7 @@ def build(d: Diagnosis, with_rewrite: bool = True) -> PanelView:
         title = ev.message.splitlines()[0][:160] if ev.message else ev.exc_class
         where = f" at `{d.site.path}:{d.site.line}` in `{d.site.function}`" if d.site else ""
         near = _records_at_site(d.site)
-        if ev.module == "jaxlib" and ev.exc_class == "Warning":
+        if ev.logged_by_xla:
             meaning = ("XLA, the compiler and runtime that JAX runs (it ships in jaxlib), logged this line; no "
                        "Python exception was raised. No curated record's words match it: the message is what is "
                        "known.")
