@@ -533,7 +533,9 @@ def test_a_library_class_under_its_older_name_raised_where_the_record_no_longer_
             "equinox._errors.EqxRuntimeError: step size must be positive")
     d = jaxerrs.diagnose_text(text)
     assert d.record is not None and d.record.id == "equinox-error-if", d.to_dict()
-    assert d.ecosystem == "equinox" and d.confidence < 0.5  # the class alone: a best guess
+    # No pattern words it: the class alone names the record (how sure, with the raise shown, is the fit's call).
+    assert d.ecosystem == "equinox" and d.how == "search"
+    assert d.site is not None and d.site.path == "equinox/_errors.py"  # the raise the traceback shows
 
 
 def test_an_error_compiled_code_raised_is_placed_at_jax_s_call_not_at_another_raise_of_that_function():

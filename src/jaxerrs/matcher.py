@@ -1,8 +1,11 @@
 """Matcher: Evidence -> Diagnosis. Decides ``is_jax``, finds the raise site and ranks records.
 
 The stages: ``_start`` (the evidence parsed, the classes it may be), ``_site_from_frames`` (the raise the frames
-show), ``_rank_candidates`` (catalog raises and curated records whose words fit, on one scale), ``_decide_is_jax``
-and ``_assemble`` (the diagnosis). How sure the answer is comes last and in one place: ``_answer_features``
+show), ``_rank_candidates`` (catalog raises and curated records whose words fit), ``_decide_is_jax`` and
+``_assemble`` (the diagnosis). Every candidate whose words fit the message, a raise of the installed JAX, of a
+library or of a history index, or a curated record's pattern, is ranked by one score, ``_score``: the sum of
+``WEIGHTS`` over its named features (how much of the message it spells and how much literal text, its class,
+where it starts, a curated record, a record listing the site the frames show, the library it is about). How sure the answer is comes last and in one place: ``_answer_features``
 describes the answer by the named features of ``jaxerrs.confidence`` (the words' fit, a live error, a raise
 shown in the frames, a call standing for compiled code, words only, Python's own class, a search guess, the
 record's own site and class, another release, a library, no record, a tie, a rival record, what the pattern
@@ -50,10 +53,22 @@ ALIASES = {"XlaRuntimeError": "JaxRuntimeError", "EqxRuntimeError": "EquinoxRunt
 # From text alone a template must cover this much to call an error JAX's.
 TEXT_MIN_LITERAL = 20
 TEXT_MIN_COVERAGE = 0.45
-# A record about one library (``requires``) beats a JAX record with the same words when that library
-# raised the error or sits between the user and JAX, and yields to it otherwise.
-LIBRARY_BONUS = 0.15
-LIBRARY_PENALTY = 0.1
+# One scale for every candidate whose words fit the message (a raise of the installed JAX, of a library or of a
+# history index, a curated record's pattern): ``_score`` sums these weights over ``_word_features``.
+WEIGHTS = {
+    "coverage": 0.6,  # the share of the message the template spells
+    "literal": 0.2,  # how much literal text it spells, full at LITERAL_FULL characters: the more, the more specific
+    "class": 0.15,  # the class printed is the candidate's (or, from text, a builtin base a JAX class shows as)
+    "misfit": -0.15,  # a record whose class is not the one printed
+    "start": 0.05,  # the template starts where the message starts
+    "record": 0.05,  # a curated record vouches for its sites: it wins a tie with an equally good raise
+    "site": 0.1,  # a record that lists the raise site the frames show
+    # A record about one library (``requires``) beats a JAX record with the same words when that library raised
+    # the error or sits between the user and JAX, and yields to it otherwise.
+    "library": 0.25,
+    "other_library": -0.1,
+}
+LITERAL_FULL = 100
 
 
 def _canon(name: str) -> str:
@@ -124,6 +139,7 @@ def _keyed_patterns(_generation: int) -> tuple[tuple[Record, tuple[tuple[str, st
 
 
 def _record_hits(ev: Evidence, site: SiteRef | None, classes: set[str], eco: str | None = None) -> list[_RecordHit]:
+    """Records one of whose patterns words the message, best first by ``_score``."""
     hits = []
     message = ev.match_text
     # Text names one class; IPython prints "TypeError" where the class is a JAX subclass of it, or the
@@ -139,28 +155,33 @@ def _record_hits(ev: Evidence, site: SiteRef | None, classes: set[str], eco: str
             continue
         cls_ok = _canon(rec.class_name) in classes or (loose and rec.class_name not in _builtin_names())
         site_ok = site is not None and any(s.path == site.path and s.function == site.function for s in rec.sites)
-        if best is not None:
-            # Longer literal text matched = a more specific record.
-            specificity = min(1.0, best.literal / 60)
-            score = 0.35 + 0.25 * specificity + 0.1 * best.coverage
-            score += 0.2 if cls_ok else -0.15
-            score += 0.1 if site_ok else 0.0
-            why = "message" + (" + raise site" if site_ok else "") + (" + class" if cls_ok else "")
-            if rec.requires:
-                score += LIBRARY_BONUS if eco is not None and rec.library == eco else -LIBRARY_PENALTY
-        else:
+        if best is None:
             continue  # a record whose patterns contradict the message gives wrong advice
+        library = 0 if not rec.requires else (1 if eco is not None and rec.library == eco else -1)
+        score = _score(_word_features(best, cls_ok, record=True, site=site_ok, library=library))
+        why = "message" + (" + raise site" if site_ok else "") + (" + class" if cls_ok else "")
         hits.append(_RecordHit(rec, score, best, why, best_text))
     hits.sort(key=lambda h: -h.score)
     return hits
 
 
+def _word_features(m: templates.Match, cls_ok: bool, *, record: bool = False, site: bool = False,
+                   library: int = 0) -> dict[str, float]:
+    """The named features of one candidate's match (``WEIGHTS`` says what each means); ``library`` is 1 when
+    the record's library is the one the error came through, -1 when another, 0 for JAX's own."""
+    return {"coverage": m.coverage, "literal": min(1.0, m.literal / LITERAL_FULL), "class": float(cls_ok),
+            "misfit": float(record and not cls_ok), "start": float(m.start == 0), "record": float(record),
+            "site": float(site), "library": float(library > 0), "other_library": float(library < 0)}
+
+
+def _score(features: dict[str, float]) -> float:
+    """The one ranking score: the weighted sum of a candidate's features."""
+    return sum(WEIGHTS[k] * v for k, v in features.items())
+
+
 def _match_quality(m: templates.Match, cls_ok: bool) -> float:
     """How well one template explains a message, 0..1: the same scale for catalog sites and records."""
-    score = 0.6 * m.coverage + 0.2 * min(1.0, m.literal / 60)
-    score += 0.15 if cls_ok else 0.0
-    score += 0.05 if m.start == 0 else 0.0
-    return score
+    return _score(_word_features(m, cls_ok))
 
 
 def _strong_text_match(m: templates.Match | None, cls_ok: bool) -> bool:
@@ -271,10 +292,6 @@ def _raised_by_compiled_code(ev: Evidence) -> bool:
     return not line.startswith(("raise", "assert"))
 
 
-# A curated record vouches for its sites: it wins a tie with an equally good catalog template.
-RECORD_BONUS = 0.05
-
-
 def _record_refs(cat: catalog_mod.Catalog, rec: Record, message: str) -> list[SiteRef]:
     """Each of a record's sites as a SiteRef in the installed JAX: those whose raise words the message as it
     is first, then the record's order."""
@@ -320,7 +337,7 @@ def _text_ranking(ev: Evidence, cat: catalog_mod.Catalog, site_hits: list,
     for h in rec_hits:
         if h.pattern is None:
             continue
-        q = _match_quality(h.pattern, "class" in h.why) + RECORD_BONUS
+        q = _match_quality(h.pattern, "class" in h.why) + WEIGHTS["record"]
         fits, rest = _record_refs_split(cat, h.record, ev.match_text)
         for i, ref in enumerate(fits + rest):
             # A site whose raise does not word the message ranks clearly below one whose raise does.
@@ -637,7 +654,7 @@ def _history_fit(template: str, score: float, text: str) -> float | None:
     if _strong_text_match(m, True):
         return _match_quality(m, True)
     if m is None and score >= CUT_FIT and len(text.strip()) >= 40:
-        return 0.6 * score + 0.15
+        return _score({"coverage": score, "class": 1.0})  # the index's score stands for the share spelled
     return None
 
 
@@ -835,9 +852,14 @@ def _ranked(message: str, cls: str | None, _generation: int) -> tuple[tuple[str,
 
 
 def _guesses(ev: Evidence, site: SiteRef | None) -> list[tuple[Record, float]]:
-    """``_searched_records``; where a raise already fits the message, only records of that raise, or, when none
-    lists it (the raise moved between releases), the one record of a class no other record and no builtin has."""
+    """``_searched_records``, led by the one record whose pattern starts as the message does (``_shared_start``);
+    where a raise already fits the message, only records of that raise, or, when none lists it (the raise moved
+    between releases), the one record of a class no other record and no builtin has."""
     found = [(r, sc) for r, sc in _searched_records(ev) if not _names_another(ev.match_text, r)]
+    first = _shared_start(ev.match_text, records_mod.GENERATION)
+    if first is not None:
+        rec = all_records()[first]
+        found = [(rec, 1.0)] + [(r, sc) for r, sc in found if r.id != first]
     if site is None:
         return found
     at_site = [(r, sc) for r, sc in found if _lists_site(r, site)]
@@ -845,6 +867,42 @@ def _guesses(ev: Evidence, site: SiteRef | None) -> list[tuple[Record, float]]:
         return at_site
     owner = _only_record_of_class(_canon(ev.exc_class or ""), records_mod.GENERATION)
     return [(all_records()[owner], 1.0)] if owner is not None else []
+
+
+SHARED_START = 30  # literal characters a record's pattern and the message must start with alike
+
+
+@lru_cache(maxsize=2)
+def _first_literals(_generation: int) -> tuple[tuple[str, str], ...]:
+    """(record id, the literal text its pattern starts with, normalised) for every pattern of every record."""
+    out = []
+    for rec in all_records().values():
+        for pattern in rec.all_patterns:
+            try:
+                first, _hole = templates.parts(pattern)[0]
+            except (ValueError, IndexError):
+                continue
+            out.append((rec.id, templates.normalise(first)))
+    return tuple(out)
+
+
+@lru_cache(maxsize=32)
+def _shared_start(message: str, _generation: int) -> str | None:
+    """The one record one of whose patterns starts with the same ``SHARED_START`` literal characters or more as
+    the message, further than any other record's: the same message, its tail reworded by another release (an
+    older Tracer repr, a clause added or dropped). None when no record does, or several share the longest start."""
+    norm = templates.normalise(message)
+    if len(norm) < SHARED_START:
+        return None
+    best: dict[str, int] = {}
+    for rec_id, lit in _first_literals(_generation):
+        if lit[:SHARED_START] != norm[:SHARED_START]:
+            continue  # parts before SHARED_START characters: not a candidate
+        k = next((i for i, (a, b) in enumerate(zip(norm, lit, strict=False)) if a != b), min(len(norm), len(lit)))
+        best[rec_id] = max(best.get(rec_id, 0), k)
+    top = max(best.values(), default=0)
+    leaders = [i for i, k in best.items() if k == top]
+    return leaders[0] if top >= SHARED_START and len(leaders) == 1 else None
 
 
 _TOKEN = re.compile(r"\w+")
@@ -1165,10 +1223,12 @@ def _jax_words(c: _Case) -> bool:
     compiled_on_user_line = rf is not None and not ev.frames_removed and rf.kind == "user"
     is_jax = strong_rec or (strong_site and not compiled_on_user_line)
     if not is_jax and rf is None and ev.source == "text" and not c.rec_hits:
-        # A record that speaks nearly every word of the message (its wording of another release, drifted).
+        # A record that speaks nearly every word of the message, or starts as it does (its wording of another
+        # release, drifted).
         guessed = _guesses(ev, c.site)
         is_jax = bool(guessed) and (_overlap(ev.match_text, guessed[0][0]) >= SEARCH_OVERLAP
-                                    or _spelled_in_order(ev.match_text, guessed[0][0]) >= DRIFT_SHARE)
+                                    or _spelled_in_order(ev.match_text, guessed[0][0]) >= DRIFT_SHARE
+                                    or guessed[0][0].id == _shared_start(ev.match_text, records_mod.GENERATION))
     specific = max((_letters(h.text) for h in c.rec_hits[:5] if h.pattern is not None and h.text), default=0)
     return is_jax and not _foreign(ev.match_text, specific)
 
