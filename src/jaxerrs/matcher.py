@@ -819,6 +819,7 @@ SEARCH_CONFIDENCE = 0.45
 SEARCH_MARGIN = 0.8  # the second record's relevance (the best is 1.0) below which the best one stands out
 
 
+SAME_FILE_OVERLAP = 0.5  # share of a message's words a record of the raise's file (not function) must spell
 SEARCH_OVERLAP = 0.8  # share of a message's words a record's patterns must hold to call text without a class JAX's
 _WORD = re.compile(r"[A-Za-z]{3,}")
 
@@ -854,7 +855,8 @@ def _ranked(message: str, cls: str | None, _generation: int) -> tuple[tuple[str,
 def _guesses(ev: Evidence, site: SiteRef | None) -> list[tuple[Record, float]]:
     """``_searched_records``, led by the one record whose pattern starts as the message does (``_shared_start``);
     where a raise already fits the message, only records of that raise, or, when none lists it (the raise moved
-    between releases), the one record of a class no other record and no builtin has."""
+    between releases), the one record of a class no other record and no builtin has, else records of the raise's
+    file whose words agree with the message's."""
     found = [(r, sc) for r, sc in _searched_records(ev) if not _names_another(ev.match_text, r)]
     first = _shared_start(ev.match_text, records_mod.GENERATION)
     if first is not None:
@@ -866,7 +868,12 @@ def _guesses(ev: Evidence, site: SiteRef | None) -> list[tuple[Record, float]]:
     if at_site:
         return at_site
     owner = _only_record_of_class(_canon(ev.exc_class or ""), records_mod.GENERATION)
-    return [(all_records()[owner], 1.0)] if owner is not None else []
+    if owner is not None:
+        return [(all_records()[owner], 1.0)]
+    # The raise is in a file a record lists, under another function (renamed or moved within the file since), and
+    # the record's words agree with most of the message's: that file's other wording of the same error.
+    return [(r, sc) for r, sc in found if any(x.path == site.path for x in r.all_sites)
+            and _overlap(ev.match_text, r) >= SAME_FILE_OVERLAP]
 
 
 SHARED_START = 30  # literal characters a record's pattern and the message must start with alike
