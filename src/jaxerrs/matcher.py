@@ -300,12 +300,21 @@ def _record_refs(cat: catalog_mod.Catalog, rec: Record, message: str) -> list[Si
 
 
 def _record_refs_split(cat: catalog_mod.Catalog, rec: Record, message: str) -> tuple[list[SiteRef], list[SiteRef]]:
-    """A record's sites in the installed JAX: (those whose raise words the message as it is, the others)."""
+    """A record's sites in the installed JAX: (those whose raise words the message as it is, the others). A
+    library's record's sites are looked up in that library's installed raises."""
     fits, rest = [], []
+    lib = _library_catalog(rec.library) if rec.requires else None
     for ref in rec.sites:
-        sites = cat.in_function(ref.path, ref.function)
+        sites = (lib or cat).in_function(ref.path, ref.function)
         matched = [(m.literal, s) for m, s in ((templates.match(s.template, message) if s.template else None, s)
                                               for s in sites) if m]
+        if matched and lib is not None:
+            s = max(matched, key=lambda t: t[0])[1]
+            fits.append(SiteRef(s.path, s.line, s.function, cat.jax_version, s.exc_class, s.template,
+                                library_version=lib.jax_version))
+            continue
+        if lib is not None:
+            sites = []  # a library's raises that do not word the message: its function, as for JAX's below
         if matched:
             fits.append(SiteRef.of(max(matched, key=lambda t: t[0])[1], cat.jax_version))
         elif built := [s for s in sites if not s.template]:
@@ -690,6 +699,14 @@ def _other_release_wording(cat: catalog_mod.Catalog, ev: Evidence) -> tuple[Site
 @lru_cache(maxsize=1)
 def _library_catalogs() -> tuple[catalog_mod.Catalog, ...]:
     return tuple(catalog_mod.library_catalogs())
+
+
+def _library_catalog(library: str | None) -> catalog_mod.Catalog | None:
+    """The installed library's catalog of raises, or None (not installed, or its catalog cannot be built)."""
+    try:
+        return next((c for c in _library_catalogs() if c.package == library), None)
+    except Exception:  # noqa: BLE001 - the libraries' raises are extra knowledge
+        return None
 
 
 def _library_text_hit(ev: Evidence, classes: set[str]) -> tuple[float, str, SiteRef, str] | None:
