@@ -569,3 +569,49 @@ def test_no_record_about_another_function_is_guessed_for_an_error_naming_its_own
 def test_a_sentence_naming_a_builtin_class_or_quoting_no_error_is_not_jax():
     assert not jaxerrs.diagnose_text("I get a `ValueError` when I call it").is_jax
     assert not jaxerrs.diagnose_text('my notes say "remember to restart the kernel before running"').is_jax
+
+
+def test_a_message_that_starts_as_one_record_s_pattern_and_then_drifts_is_that_record_s_guess():
+    # An older release's wording: the same first words, then another tracer repr and a sentence the record lacks.
+    text = ("Exception: The numpy.ndarray conversion method __array__() was called on the JAX Tracer object "
+            "Traced<ShapedArray(float32[4])>with<DynamicJaxprTrace(level=1/0)>. Use jnp instead of np.")
+    d = jaxerrs.diagnose_text(text)
+    assert d.is_jax and d.record is not None and d.record.id == "tracer-array-conversion", d.to_dict()
+    assert d.confidence < 0.5  # a guess from the words' start: shown as one
+
+
+def test_a_start_shorter_than_the_shared_start_names_no_record():
+    from jaxerrs import matcher
+    from jaxerrs.kb import records
+
+    # 28 characters of that record's words, then other words: no record is led by so short a start.
+    assert matcher._shared_start("The numpy.ndarray conversion is unsupported", records.GENERATION) is None
+    # 30 and more: that record.
+    assert matcher._shared_start("The numpy.ndarray conversion method was removed", records.GENERATION) == (
+        "tracer-array-conversion")
+
+
+def test_a_library_raise_under_an_older_function_name_is_guessed_from_a_record_of_that_file_whose_words_agree():
+    pytest.importorskip("flax")
+    frame = ('  File "/srv/env/lib/python3.10/site-packages/flax/linen/module.py", line 412, in wrapped_method\n'
+             '    raise ValueError("Can\'t call compact methods on detached modules")\n')
+    d = jaxerrs.diagnose_text(f"Traceback (most recent call last):\n{frame}"
+                              "ValueError: Can't call compact methods on detached modules")
+    assert d.record is not None and d.record.id == "flax-linen-call-unbound-module", d.to_dict()
+    # The same file raising Python's own words: no record of that file speaks them.
+    other = jaxerrs.diagnose_text(
+        'Traceback (most recent call last):\n'
+        '  File "/srv/env/lib/python3.10/site-packages/flax/linen/module.py", line 98, in _map_over\n'
+        '    raise ValueError("expected a sequence of length two")\n'
+        "ValueError: expected a sequence of length two")
+    assert other.record is None, other.to_dict()
+
+
+@pytest.mark.parametrize(("collection", "function"), [("params", "Scope.param"), ("batch_stats", "Scope.variable")])
+def test_a_flax_record_s_site_is_the_raise_whose_words_the_message_has(collection, function):
+    pytest.importorskip("flax")
+    text = (f'flax.errors.ScopeCollectionNotFound: Tried to access "kernel" from collection "{collection}" in '
+            '"/Dense_0" but the collection is empty.')
+    d = jaxerrs.diagnose_text(text)
+    assert d.record is not None and d.record.id == "flax-linen-collection-empty", d.to_dict()
+    assert d.site is not None and (d.site.path, d.site.function) == ("flax/core/scope.py", function)
