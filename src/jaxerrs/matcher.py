@@ -5,8 +5,9 @@ show), ``_rank_candidates`` (catalog raises and curated records whose words fit)
 ``_assemble`` (the diagnosis). Every candidate whose words fit the message, a raise of the installed JAX, of a
 library or of a history index, or a curated record's pattern, is ranked by one score, ``_score``: the sum of
 ``WEIGHTS`` over its named features (how much of the message it spells and how much literal text, its class,
-where it starts, a curated record, a record listing the site the frames show, the library it is about). How sure the answer is comes last and in one place: ``_answer_features``
-describes the answer by the named features of ``jaxerrs.confidence`` (the words' fit, a live error, a raise
+where it starts, a curated record, a record listing the site the frames show, the library it is about).
+
+How sure the answer is comes last and in one place: ``_answer_features`` describes the answer by the named features of ``jaxerrs.confidence`` (the words' fit, a live error, a raise
 shown in the frames, a call standing for compiled code, words only, Python's own class, a search guess, the
 record's own site and class, another release, a library, no record, a tie, a rival record, what the pattern
 leaves unspelled and how much it spells), and ``confidence.calibrated`` weighs them with weights fit on the
@@ -308,15 +309,14 @@ def _record_refs_split(cat: catalog_mod.Catalog, rec: Record, message: str) -> t
         sites = (lib or cat).in_function(ref.path, ref.function)
         matched = [(m.literal, s) for m, s in ((templates.match(s.template, message) if s.template else None, s)
                                               for s in sites) if m]
-        if matched and lib is not None:
-            s = max(matched, key=lambda t: t[0])[1]
-            fits.append(SiteRef(s.path, s.line, s.function, cat.jax_version, s.exc_class, s.template,
-                                library_version=lib.jax_version))
-            continue
-        if lib is not None:
-            sites = []  # a library's raises that do not word the message: its function, as for JAX's below
         if matched:
-            fits.append(SiteRef.of(max(matched, key=lambda t: t[0])[1], cat.jax_version))
+            s = max(matched, key=lambda t: t[0])[1]
+            fits.append(SiteRef.of(s, cat.jax_version) if lib is None else SiteRef(
+                s.path, s.line, s.function, cat.jax_version, s.exc_class, s.template, library_version=lib.jax_version))
+        elif lib is not None:
+            # No raise of the library's words it: the record's function there.
+            if (line := cat.function_line(ref.path, ref.function)) is not None:
+                rest.append(SiteRef(ref.path, line, ref.function, cat.jax_version))
         elif built := [s for s in sites if not s.template]:
             # The record's pattern matched; a raise there builds its text elsewhere (a helper).
             rest.append(SiteRef.of(built[0], cat.jax_version))
@@ -876,7 +876,7 @@ def _guesses(ev: Evidence, site: SiteRef | None) -> list[tuple[Record, float]]:
     file whose words agree with the message's."""
     found = [(r, sc) for r, sc in _searched_records(ev) if not _names_another(ev.match_text, r)]
     first = _shared_start(ev.match_text, records_mod.GENERATION)
-    if first is not None:
+    if first is not None and not _names_another(ev.match_text, all_records()[first]):
         rec = all_records()[first]
         found = [(rec, 1.0)] + [(r, sc) for r, sc in found if r.id != first]
     if site is None:
@@ -921,7 +921,7 @@ def _shared_start(message: str, _generation: int) -> str | None:
     best: dict[str, int] = {}
     for rec_id, lit in _first_literals(_generation):
         if lit[:SHARED_START] != norm[:SHARED_START]:
-            continue  # parts before SHARED_START characters: not a candidate
+            continue  # they part within the first SHARED_START characters
         k = next((i for i, (a, b) in enumerate(zip(norm, lit, strict=False)) if a != b), min(len(norm), len(lit)))
         best[rec_id] = max(best.get(rec_id, 0), k)
     top = max(best.values(), default=0)
