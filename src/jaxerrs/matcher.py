@@ -61,7 +61,9 @@ WEIGHTS = {
     "literal": 0.2,  # how much literal text it spells, full at LITERAL_FULL characters: the more, the more specific
     "class": 0.15,  # the class printed is the candidate's (or, from text, a builtin base a JAX class shows as)
     "misfit": -0.15,  # a record whose class is not the one printed
-    "start": 0.05,  # the template starts where the message starts
+    # A raise's template starts where the message starts (a record's pattern may quote any clause of it: a long
+    # message's later, more specific clause is no worse than its general first words).
+    "start": 0.05,
     "record": 0.05,  # a curated record vouches for its sites: it wins a tie with an equally good raise
     "site": 0.1,  # a record that lists the raise site the frames show
     # A record about one library (``requires``) beats a JAX record with the same words when that library raised
@@ -171,7 +173,7 @@ def _word_features(m: templates.Match, cls_ok: bool, *, record: bool = False, si
     """The named features of one candidate's match (``WEIGHTS`` says what each means); ``library`` is 1 when
     the record's library is the one the error came through, -1 when another, 0 for JAX's own."""
     return {"coverage": m.coverage, "literal": min(1.0, m.literal / LITERAL_FULL), "class": float(cls_ok),
-            "misfit": float(record and not cls_ok), "start": float(m.start == 0), "record": float(record),
+            "misfit": float(record and not cls_ok), "start": float(m.start == 0 and not record), "record": float(record),
             "site": float(site), "library": float(library > 0), "other_library": float(library < 0)}
 
 
