@@ -13,9 +13,12 @@ none where none is expected, or names the raise and no record), and any site it 
 file may have moved since). Where a real text's label names no raise (compiled code or Python raised it), any site
 given is wrong, a JAX frame making the call included: the held-out figures judge so, and an answer shown as sure
 must hold up there (until 2026-12-06 the design's call site counted as right here; a cluster of such answers,
-identical in their features, then crossed 0.5 with every small change of the matcher). A logistic fit (L2-regularised; the corpus, and the live errors, each weighing as much as the
-real texts together) gives the weights; ``sure_at`` is then the least fitted chance above which the real texts,
-the corpus and the live errors are each right at least ``TARGET`` of the time.
+identical in their features, then crossed 0.5 with every small change of the matcher).
+
+A logistic fit (L2-regularised; the corpus, and the live errors, each weighing as much as the real texts
+together) gives the weights; a feature of ``NOT_ABOVE_ZERO`` that comes out raising the confidence is left out
+and the rest refit. ``sure_at`` is then the least fitted chance above which the real texts, the corpus and the
+live errors are each right at least ``TARGET`` of the time.
 """
 
 from __future__ import annotations
