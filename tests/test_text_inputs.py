@@ -593,10 +593,14 @@ def test_a_start_shorter_than_the_shared_start_names_no_record():
 
 def test_a_library_raise_under_an_older_function_name_is_guessed_from_a_record_of_that_file_whose_words_agree():
     pytest.importorskip("flax")
+    from jaxerrs import matcher
+    from jaxerrs.kb import records
+
     frame = ('  File "/srv/env/lib/python3.10/site-packages/flax/linen/module.py", line 412, in wrapped_method\n'
              '    raise ValueError("Can\'t call compact methods on detached modules")\n')
     d = jaxerrs.diagnose_text(f"Traceback (most recent call last):\n{frame}"
                               "ValueError: Can't call compact methods on detached modules")
+    assert matcher._shared_start(d.evidence.match_text, records.GENERATION) is None  # the file and words name it
     assert d.record is not None and d.record.id == "flax-linen-call-unbound-module", d.to_dict()
     # The same file raising Python's own words: no record of that file speaks them.
     other = jaxerrs.diagnose_text(
