@@ -7,11 +7,11 @@ library or of a history index, or a curated record's pattern, is ranked by one s
 ``WEIGHTS`` over its named features (how much of the message it spells and how much literal text, its class,
 where it starts, a curated record, a record listing the site the frames show, the library it is about).
 
-How sure the answer is comes last and in one place: ``_answer_features`` describes the answer by the named features of ``jaxerrs.confidence`` (the words' fit, a live error, a raise
-shown in the frames, a call standing for compiled code, words only, Python's own class, a search guess, the
-record's own site and class, another release, a library, no record, a tie, a rival record, what the pattern
-leaves unspelled and how much it spells), and ``confidence.calibrated`` weighs them with weights fit on the
-tuning side (``tests/fit_confidence.py``).
+How sure the answer is comes last and in one place: ``_answer_features`` describes the answer by the named
+features of ``jaxerrs.confidence`` (the words' fit, a live error, a raise shown in the frames, a call standing for
+compiled code, words only, Python's own class, a search guess, the record's own site and class, another release,
+a library, no record, a tie, a rival record, what the pattern leaves unspelled and how much it spells), and
+``confidence.calibrated`` weighs them with weights fit on the tuning side (``tests/fit_confidence.py``).
 """
 
 from __future__ import annotations
@@ -173,8 +173,8 @@ def _word_features(m: templates.Match, cls_ok: bool, *, record: bool = False, si
     """The named features of one candidate's match (``WEIGHTS`` says what each means); ``library`` is 1 when
     the record's library is the one the error came through, -1 when another, 0 for JAX's own."""
     return {"coverage": m.coverage, "literal": min(1.0, m.literal / LITERAL_FULL), "class": float(cls_ok),
-            "misfit": float(record and not cls_ok), "start": float(m.start == 0 and not record), "record": float(record),
-            "site": float(site), "library": float(library > 0), "other_library": float(library < 0)}
+            "misfit": float(record and not cls_ok), "start": float(m.start == 0 and not record),
+            "record": float(record), "site": float(site), "library": float(library > 0), "other_library": float(library < 0)}
 
 
 def _score(features: dict[str, float]) -> float:
@@ -313,8 +313,7 @@ def _record_refs_split(cat: catalog_mod.Catalog, rec: Record, message: str) -> t
                                               for s in sites) if m]
         if matched:
             s = max(matched, key=lambda t: t[0])[1]
-            fits.append(SiteRef.of(s, cat.jax_version) if lib is None else SiteRef(
-                s.path, s.line, s.function, cat.jax_version, s.exc_class, s.template, library_version=lib.jax_version))
+            fits.append(SiteRef.of(s, cat.jax_version) if lib is None else _library_ref(s, lib, cat.jax_version))
         elif lib is not None:
             # No raise of the library's words it: the record's function there.
             if (line := cat.function_line(ref.path, ref.function)) is not None:
@@ -711,6 +710,11 @@ def _library_catalog(library: str | None) -> catalog_mod.Catalog | None:
         return None
 
 
+def _library_ref(s: catalog_mod.Site, lib: catalog_mod.Catalog, jax_version: str) -> SiteRef:
+    """A raise of an installed library as a site, with the library's version beside JAX's."""
+    return SiteRef(s.path, s.line, s.function, jax_version, s.exc_class, s.template, library_version=lib.jax_version)
+
+
 def _library_text_hit(ev: Evidence, classes: set[str]) -> tuple[float, str, SiteRef, str] | None:
     """(quality, library, site, note) of the library raise whose template words the message best, when it does
     so as closely as JAX's own must (``_strong_text_match``): an installed library's raise first, else one of
@@ -728,9 +732,7 @@ def _library_text_hit(ev: Evidence, classes: set[str]) -> tuple[float, str, Site
             if m is not None and _strong_text_match(m, cls_ok):
                 q = _match_quality(m, cls_ok)
                 if best is None or q > best[0]:
-                    ref = SiteRef(s.path, s.line, s.function, _installed_jax(), s.exc_class, s.template,
-                                  library_version=lib.jax_version)
-                    best = (q, lib.package, ref, "")
+                    best = (q, lib.package, _library_ref(s, lib, _installed_jax()), "")
     return best or _library_history_hit(ev)
 
 
@@ -878,9 +880,9 @@ def _guesses(ev: Evidence, site: SiteRef | None) -> list[tuple[Record, float]]:
     file whose words agree with the message's."""
     found = [(r, sc) for r, sc in _searched_records(ev) if not _names_another(ev.match_text, r)]
     first = _shared_start(ev.match_text, records_mod.GENERATION)
-    if first is not None and not _names_another(ev.match_text, all_records()[first]):
-        rec = all_records()[first]
-        found = [(rec, 1.0)] + [(r, sc) for r, sc in found if r.id != first]
+    lead = all_records()[first] if first is not None else None
+    if lead is not None and not _names_another(ev.match_text, lead):
+        found = [(lead, 1.0)] + [(r, sc) for r, sc in found if r.id != first]
     if site is None:
         return found
     at_site = [(r, sc) for r, sc in found if _lists_site(r, site)]
@@ -898,18 +900,26 @@ def _guesses(ev: Evidence, site: SiteRef | None) -> list[tuple[Record, float]]:
 SHARED_START = 30  # literal characters a record's pattern and the message must start with alike
 
 
+@lru_cache(maxsize=4096)
+def _first_literal(pattern: str) -> str | None:
+    """The literal text a pattern starts with, normalised (None for a pattern ``templates.parts`` cannot read)."""
+    try:
+        first, _hole = templates.parts(pattern)[0]
+    except (ValueError, IndexError):
+        return None
+    return templates.normalise(first)
+
+
+def _shared_prefix(a: str, b: str) -> int:
+    """How many characters ``a`` and ``b`` start with alike."""
+    return next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
+
+
 @lru_cache(maxsize=2)
 def _first_literals(_generation: int) -> tuple[tuple[str, str], ...]:
     """(record id, the literal text its pattern starts with, normalised) for every pattern of every record."""
-    out = []
-    for rec in all_records().values():
-        for pattern in rec.all_patterns:
-            try:
-                first, _hole = templates.parts(pattern)[0]
-            except (ValueError, IndexError):
-                continue
-            out.append((rec.id, templates.normalise(first)))
-    return tuple(out)
+    return tuple((rec.id, lit) for rec in all_records().values() for p in rec.all_patterns
+                 if (lit := _first_literal(p)) is not None)
 
 
 @lru_cache(maxsize=32)
@@ -924,8 +934,7 @@ def _shared_start(message: str, _generation: int) -> str | None:
     for rec_id, lit in _first_literals(_generation):
         if lit[:SHARED_START] != norm[:SHARED_START]:
             continue  # they part within the first SHARED_START characters
-        k = next((i for i, (a, b) in enumerate(zip(norm, lit, strict=False)) if a != b), min(len(norm), len(lit)))
-        best[rec_id] = max(best.get(rec_id, 0), k)
+        best[rec_id] = max(best.get(rec_id, 0), _shared_prefix(norm, lit))
     top = max(best.values(), default=0)
     leaders = [i for i, k in best.items() if k == top]
     return leaders[0] if top >= SHARED_START and len(leaders) == 1 else None
@@ -940,12 +949,10 @@ def _names_another(message: str, rec: Record) -> bool:
     failed"): the record is about that other function's error, whatever else its words share."""
     norm = templates.normalise(message)
     for pattern in rec.all_patterns:
-        try:
-            first, _hole = templates.parts(pattern)[0]
-        except (ValueError, IndexError):
+        lit = _first_literal(pattern)
+        if lit is None:
             continue
-        lit = templates.normalise(first)
-        k = next((i for i, (a, b) in enumerate(zip(norm, lit, strict=False)) if a != b), min(len(norm), len(lit)))
+        k = _shared_prefix(norm, lit)
         if k < 8 or k >= len(lit) or k >= len(norm):
             continue  # no shared start, or one runs out first (a hole, or a message cut short)
         said, written = _token_at(norm, k), _token_at(lit, k)
