@@ -5,7 +5,8 @@ The set was collected blind to src/ from public threads (tests/data/heldout_text
 ``--misses`` prints the misses, and each one read moves to the tuning side (say which in the issue's note).
 
 - record: the diagnosed record is ``expected_record`` or one of ``also_ok_records`` (items with a record);
-- site: same path and function as ``expected_site`` (items with a Python raise site);
+- site: same path and function as ``expected_site`` (items with a Python raise site; a repository path is read as
+  the package installs it);
 - library named: ``ecosystem`` names the library that raised it (items raised by Flax/Optax/Equinox/Orbax/Chex);
 - user frame: the file and line of ``expected_user_frame``, or none given when the text shows none;
 - confident wrong: a record or site given with confidence >= 0.5 that is not the expected one.
@@ -25,6 +26,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "src"))
 
 import jaxerrs  # noqa: E402
+from jaxerrs.evidence import package_relpath  # noqa: E402
 from jaxerrs.matcher import same_function  # noqa: E402
 
 DATA = HERE / "data" / "heldout_texts.json"
@@ -33,6 +35,12 @@ DATA = HERE / "data" / "heldout_texts.json"
 # set, whose misses were read on 2026-12-06 (tuning_texts_c.md).
 TUNING = tuple(HERE / "data" / f"tuning_texts{x}.json" for x in ("", "_b", "_c"))
 LIBRARIES = {"flax", "optax", "equinox", "orbax", "chex"}
+
+
+def _package_path(path: str) -> str:
+    """A labelled path as the package installs it: a repository path (``checkpoint/orbax/checkpoint/x.py``, as
+    GitHub shows Orbax's sources) names the file ``orbax/checkpoint/x.py``."""
+    return package_relpath(path, ("jax", "jaxlib", *sorted(LIBRARIES))) or path
 # Items that are not unseen any more (by URL, with why): left out of the figures.
 SEEN = {
     url: "one of the first three items, printed whole to check the helper's format before the set was frozen "
@@ -47,7 +55,7 @@ def score(item: dict, d: dict, right: bool | None = None) -> dict[str, bool | No
     ok_records = {item["expected_record"], *(item.get("also_ok_records") or [])} - {None}
     record = (d["record"] or {}).get("id")
     exp_site, site = item["expected_site"], d["site"]
-    site_ok = (site is not None and exp_site is not None and site["path"] == exp_site["path"]
+    site_ok = (site is not None and exp_site is not None and site["path"] == _package_path(exp_site["path"])
                and same_function(exp_site["function"], site["function"]))
     exp_frame, frame = item["expected_user_frame"], d["user_frame"]
     frame_ok = (frame is None if exp_frame is None else frame is not None and frame["line"] == exp_frame["line"]
