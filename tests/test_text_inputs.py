@@ -571,6 +571,19 @@ def test_a_sentence_naming_a_builtin_class_or_quoting_no_error_is_not_jax():
     assert not jaxerrs.diagnose_text('my notes say "remember to restart the kernel before running"').is_jax
 
 
+def test_a_short_pattern_whose_hole_holds_a_jax_object_calls_the_text_jax_s():
+    # jax.tree.map's older wording spells 19 characters; the rest is the value it was handed. A Tracer there (a
+    # user's prefix before the class, as pasted into an Optax thread) says JAX's values went through the raise.
+    traced = jaxerrs.diagnose_text("optax valueError: Expected dict, got "
+                                   "Traced<ShapedArray(float32[128,6])>with<DynamicJaxprTrace(level=1/0)>.")
+    assert traced.is_jax and traced.record is not None and traced.record.id == "tree-map-node-type-mismatch"
+    assert traced.confidence < 0.5, traced.to_dict()
+    # The same words around a long value of the user's own: nothing says JAX raised it.
+    plain = jaxerrs.diagnose_text("ValueError: Expected dict, got TrainConfig(learning_rate=0.1, "
+                                  "schedule='cosine', warmup_steps=1000, decay=0.99, seed=0).")
+    assert not plain.is_jax, plain.to_dict()
+
+
 def test_a_message_that_starts_as_one_record_s_pattern_and_then_drifts_is_that_record_s_guess():
     # An older release's wording: the same first words, then another tracer repr and a sentence the record lacks.
     text = ("Exception: The numpy.ndarray conversion method __array__() was called on the JAX Tracer object "

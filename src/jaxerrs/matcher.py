@@ -1239,6 +1239,10 @@ def _decide_is_jax(c: _Case) -> None:
         c.note = c.note or note
 
 
+# The reprs of JAX's own objects: a Tracer of any release, an abstract value, an Array, a typed key array.
+_JAX_VALUE = re.compile(r"Traced<|\b(?:ShapedArray|ConcreteArray|DeviceArray|Array)\(|\b\w*Tracer\b|\bPRNGKeyArray\b")
+
+
 def _jax_words(c: _Case) -> bool:
     """No frames, or compiled code (JAX's C++ dispatch, a module's getattr) raised on the user's line: only
     the message can tell, and it must match JAX's text closely."""
@@ -1247,9 +1251,12 @@ def _jax_words(c: _Case) -> bool:
     # Curated patterns are written to be specific: enough literal text and the class suffice.
     # A short message counts when a curated pattern spells nearly all of it from its start
     # ("NameError: unbound axis name: i" is JAX's; Python says "name 'i' is not defined").
+    # So does one whose holes hold JAX's own objects ("Expected dict, got Traced<ShapedArray(…)>…"): JAX's
+    # values went through the code that raised.
     strong_rec = any(h.pattern is not None and "class" in h.why and (
         h.pattern.literal >= TEXT_MIN_LITERAL
-        or (h.pattern.start == 0 and h.pattern.coverage >= 0.6 and h.pattern.literal >= 15))
+        or (h.pattern.start == 0 and h.pattern.literal >= 15
+            and (h.pattern.coverage >= 0.6 or any(_JAX_VALUE.search(v) for v in h.pattern.holes))))
         for h in c.rec_hits[:5])
     # Compiled code raising on the user's line speaks Python's words as often as JAX's ("unsupported
     # operand type(s) for +"): there only a curated record, written for one JAX error, may claim it.
