@@ -409,6 +409,14 @@ def test_a_paste_whose_frames_end_in_python_s_library_at_a_call_is_read_by_its_w
     assert d.is_jax and d.record is not None and d.record.id == "tracer-bool-conversion"
     assert d.evidence.user_frame is None
     assert not jaxerrs.diagnose_text(stdlib + "KeyError: 'params'").is_jax
+    # Under the user's line too: that line called into JAX, whose frames were filtered; it did not raise.
+    user = '  File "/home/u/train.py", line 12, in <module>\n    g = jax.grad(f)(x)\n'
+    under = jaxerrs.diagnose_text("Traceback (most recent call last):\n" + user + stdlib
+                                  + "TypeError: Gradient only defined for scalar-output functions. Output had shape: (3,).")
+    assert under.is_jax and under.record is not None and under.record.id == "grad-non-scalar-output", under.to_dict()
+    assert under.evidence.user_frame is not None and under.evidence.user_frame.lineno == 12
+    assert not jaxerrs.diagnose_text("Traceback (most recent call last):\n" + user + stdlib
+                                     + "TypeError: cannot pickle '_thread.lock' object").is_jax
 
 
 def test_the_link_flax_s_errors_end_with_names_the_class_when_none_was_pasted():

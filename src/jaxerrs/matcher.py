@@ -279,9 +279,18 @@ def _not_a_raise(rf: Frame | None) -> bool:
 
 def _cut_below_python(ev: Evidence) -> bool:
     """Pasted text whose frames end in Python's own library at a call, not a raise (``contextlib``'s
-    ``return func(*args, **kwds)``): what raised lies below the frames shown, so only the words can tell."""
+    ``return func(*args, **kwds)``, under the user's line or a library's): what raised lies below the frames
+    shown (JAX filtered its own), so only the words can tell."""
+    last = ev.frames[-1] if ev.frames else None
+    return (ev.source == "text" and last is not None and last.kind == "lib" and frame_library(last) is None
+            and _not_a_raise(last))
+
+
+def _user_raised(ev: Evidence) -> bool:
+    """The innermost frame that is not Python's own is the user's, and it raised (or compiled code called on
+    its line did): not so where the frames end below it in Python's library, at a call."""
     rf = ev.raise_frame
-    return ev.source == "text" and rf is not None and rf.kind == "lib" and frame_library(rf) is None and _not_a_raise(rf)
+    return rf is not None and rf.kind == "user" and not _cut_below_python(ev)
 
 
 def _raised_by_compiled_code(ev: Evidence) -> bool:
@@ -1224,7 +1233,7 @@ def _decide_is_jax(c: _Case) -> None:
         c.is_jax = True
     else:
         c.is_jax = _jax_words(c)
-    if not c.is_jax and ev.source == "text" and (rf is None or rf.kind != "user") and not _foreign(ev.match_text):
+    if not c.is_jax and ev.source == "text" and not _user_raised(ev) and not _foreign(ev.match_text):
         older = _other_release_wording(c.cat, ev)
         if older is not None:  # JAX's words, but of other releases than the installed one
             c.is_jax, (c.site, c.note) = True, older
@@ -1233,7 +1242,7 @@ def _decide_is_jax(c: _Case) -> None:
     # No JAX raise or record fits: a raise of an installed library (Flax, Optax, …) whose words do.
     lib_hit = (_library_text_hit(ev, c.classes) if ev.source == "text" and (not c.is_jax or c.site is None)
                and not c.rec_hits and not _foreign(ev.match_text) else None)
-    if lib_hit is not None and (rf is None or rf.kind != "user" or frame_library(rf) is not None):
+    if lib_hit is not None and (not _user_raised(ev) or frame_library(rf) is not None):
         _quality, c.eco, c.site, note = lib_hit
         c.is_jax, c.how = True, "library template"
         c.note = c.note or note
@@ -1260,7 +1269,7 @@ def _jax_words(c: _Case) -> bool:
         for h in c.rec_hits[:5])
     # Compiled code raising on the user's line speaks Python's words as often as JAX's ("unsupported
     # operand type(s) for +"): there only a curated record, written for one JAX error, may claim it.
-    compiled_on_user_line = rf is not None and not ev.frames_removed and rf.kind == "user"
+    compiled_on_user_line = not ev.frames_removed and _user_raised(ev)
     is_jax = strong_rec or (strong_site and not compiled_on_user_line)
     if not is_jax and rf is None and ev.source == "text" and not c.rec_hits:
         # A record that speaks nearly every word of the message, or starts as it does (its wording of another
