@@ -125,6 +125,13 @@ def test_relpath_of_frames():
     assert jax_relpath("/home/me/jaxproject/model.py") is None
     assert frame_kind(str(Path(json.__file__))) == "lib"
     assert frame_kind("/tmp/ipykernel_1/123.py") == "user"
+    # Python's library in the layouts tracebacks show: pyenv, conda, Windows (Anaconda's folder is lower case).
+    for stdlib in ("/home/u/.pyenv/versions/3.10.4/lib/python3.10/contextlib.py", "/opt/conda/lib/python3.10/abc.py",
+                   "C:\\Python311\\Lib\\dataclasses.py", "C:\\ProgramData\\Anaconda3\\lib\\asyncio\\base_events.py"):
+        assert frame_kind(stdlib) == "lib", stdlib
+    # A folder named lib holding the user's own modules is theirs.
+    assert frame_kind("C:\\Users\\me\\proj\\lib\\train.py") == "user"
+    assert frame_kind("/home/me/proj/lib/contextlib_helpers.py") == "user"
 
 
 def test_installed_libraries_are_indexed_and_searchable():

@@ -130,6 +130,9 @@ def _package_has(pkg: str, name: str) -> bool:
 # Python's own library as other machines lay it out (a pasted traceback): lib/python3.11/…, pyenv's and conda's
 # versions of it, Windows' Lib\; never a site-packages below it.
 _STDLIB_LAYOUT = re.compile(r"(?:^|/)(?:lib/python\d+(?:\.\d+)?|Lib)/(?![^/]*-packages/)(?:[\w.-]+/)*[\w.-]+\.py$")
+# Windows names folders in any case: Anaconda's standard library is ``C:\\ProgramData\\Anaconda3\\lib\\contextlib.py``.
+# There a ``lib`` folder is Python's when what it holds is one of Python's own modules.
+_WINDOWS_LIB = re.compile(r"^[A-Za-z]:/(?:[^/]+/)*?lib/(?P<module>\w+)(?:/|\.py$)", re.I)
 
 
 def frame_kind(filename: str) -> str:
@@ -141,6 +144,9 @@ def frame_kind(filename: str) -> str:
     if "-packages/" not in norm:
         real = os.path.normcase(filename)
         if real.startswith(_STDLIB) or filename.startswith("<frozen ") or _STDLIB_LAYOUT.search(norm):
+            return "lib"
+        windows = _WINDOWS_LIB.match(norm)
+        if windows and windows["module"] in sys.stdlib_module_names:
             return "lib"
     return "user"
 
