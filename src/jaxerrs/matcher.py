@@ -597,10 +597,15 @@ def _older_wording(cat: catalog_mod.Catalog, ev: Evidence, site: SiteRef) -> tup
     installed JAX's raise that does, else the site of the releases that word it so (history index) and a note
     saying what changed.
 
-    None when the site's own template matches the message (the usual case), or nothing raises this wording.
+    None when the site's own template matches the message (the usual case), when the site raises a message built
+    elsewhere (``raise _invalid_shape_error(shape)``: whatever its words, the installed release may say these), or
+    when nothing raises this wording.
     """
     if site.template and templates.match(site.template, ev.match_text):
         return None
+    raised = cat.at(site.path, site.line)
+    if raised is not None and raised.template is None:
+        return None  # the site raises words built elsewhere (a helper's message): no wording tells it apart
     text = ev.match_text
     # A raise of the installed JAX whose words start the message: the record's other site, or one it lacks.
     here = [(m.literal, s) for s in cat.text_candidates(text) if s.template
