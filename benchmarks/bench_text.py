@@ -3,7 +3,8 @@
 (11) speed: each text of a sample of the paste-style corpus (``tests/text_corpus.py``: the kept
 tracebacks of older releases, each rendered the ways people paste them) diagnosed as a new error
 (the per-message caches emptied), after a warm-up; the baseline, measured in the same run, is
-IPython's rendering of one real JAX error.
+IPython's rendering of one real JAX error. Also what the first text that needs it pays, once per process: reading
+JAX's raise-site history (``data/site_history.json.gz``, 115 releases).
 (12) reliability: for each confidence bucket, how many answers fall in it and the share right (an answer
 that claims nothing false: its record, if any, and its site, if any, are the expected ones;
 ``tests/fit_confidence.py`` says it exactly), on each side: the tuning side (the tuning texts, the public
@@ -50,6 +51,14 @@ def reliability(rows: list[tuple[float, bool]]) -> list[str]:
     return out
 
 
+def _read_history() -> None:
+    """Read and decode JAX's history index afresh (what the first pasted text that needs it pays)."""
+    from jaxerrs import history
+
+    h = history._load.__wrapped__(str(history.data_path()))
+    h.template_matches("Shapes must be 1D sequences of concrete values of integer type, got (8,).")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--every", type=int, default=8, help="time every Nth corpus text")
@@ -72,6 +81,9 @@ def main() -> None:
     print(f"    p50 {ms(median(times))}  p90 {ms(pct(times, 90))}  max {ms(max(times))}   (target p50 < 5 ms)")
     print(f"    IPython's rendering of one JAX error: {ms(t_ipy)} -> ratio p50 {median(times) / t_ipy:.1%}, "
           f"p90 {pct(times, 90) / t_ipy:.1%}")
+    t_history = _best_of(_read_history, 3)
+    print(f"    once per process, the first text that needs it: reading the raise-site history of JAX's releases "
+          f"{ms(t_history)} ({t_history / t_ipy:.1f}x one IPython rendering)")
     print()
     print("(12) reliability: confidence bucket, answers, share right (claiming nothing false: the record and the")
     print("     site, where given, are the expected ones); weights fit on the tuning side (tests/fit_confidence.py)")

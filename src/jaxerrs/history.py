@@ -1,4 +1,4 @@
-"""Raise-site history: where every JAX release from 0.4.30 on raises what, read from JAX's tagged sources.
+"""Raise-site history: where every JAX release from 0.2.0 on raises what, read from JAX's tagged sources.
 
 A user may paste a traceback from any release. This index says, for a message or a frame from another
 release, which site raised it in *that* release and what the installed JAX does instead (same site, moved,
@@ -9,7 +9,7 @@ JAX (``LIBRARY_SOURCES``: Flax, Equinox, Optax, Chex, Orbax) have the same index
 
 Data layout (compact: strings deduplicated, per-release facts stored as runs of consecutive releases)::
 
-    releases   ["0.4.30", …]                  in release order; a release is referred to by its index
+    releases   ["0.2.0", …]                   in release order; a release is referred to by its index
     paths, functions, classes, templates, kinds   string tables
     sites      [[path, function, class, template|-1, kind, ordinal], …]   a raise site's identity
     files      [[path, [[runs, lines, funcs, raises], …]], …]   one entry per distinct content of the file:
@@ -45,7 +45,7 @@ from jaxerrs import catalog, templates
 
 FORMAT_VERSION = 1
 DATA_FILE = "site_history.json.gz"
-FIRST_RELEASE = (0, 4, 30)
+FIRST_RELEASE = (0, 2, 0)
 LAST_RELEASE = (0, 10, 2)  # the default build's last tag (0.11.0 sources need Python 3.12 to parse)
 TAG = re.compile(r"^jax-v(\d+(?:\.\d+)+)$")
 
@@ -1042,7 +1042,7 @@ def main(argv: list[str] | None = None) -> int:
     b.add_argument("--out", default=None, help="output file (default: the package's data/ file for --source)")
     b.add_argument("--tags", nargs="*", default=None,
                    help="tags to index (default: every release tag from --first through --last)")
-    b.add_argument("--first", default=None, help="first release (default: the source's, 0.4.30 for jax)")
+    b.add_argument("--first", default=None, help="first release (default: the source's, 0.2.0 for jax)")
     b.add_argument("--last", default=None, help="last release, or 'all' (default: the source's)")
     q = sub.add_parser("sites", help="which releases raise a message (or template), and where")
     q.add_argument("text")
