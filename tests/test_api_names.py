@@ -49,7 +49,11 @@ def test_index_knows_when_names_came_and_went():
     ("module 'jax.lax' has no attribute 'reduce_sum'", "0.4.38", "`jax.lax.reduce_sum` is new in JAX 0.5.1"),
     ("module 'jax' has no attribute 'tree_map'", "0.10.2", "`jax.tree_map` existed up to JAX 0.5.3 (gone from 0.6.0)"),
     ("cannot import name 'tree_map' from 'jax' (/x/jax/__init__.py)", "0.10.2", "gone from 0.6.0"),
-    ("No module named 'jax.experimental.maps'", "0.10.2", "`jax.experimental.maps` existed up to JAX"),
+    # jax/experimental/maps.py: first in 0.2.7, last in 0.4.30 (``git show jax-v0.2.6:jax/experimental/maps.py`` fails).
+    ("No module named 'jax.experimental.maps'", "0.10.2", "`jax.experimental.maps` existed only in JAX 0.2.7 to 0.4.30"),
+    # Removals before 0.4.30, from the index's older releases (JAX's changelog says the same).
+    ("module 'jax.ops' has no attribute 'index_update'", "0.10.2", "existed up to JAX 0.3.1 (gone from 0.3.2)"),
+    ("module 'jax' has no attribute 'tree_multimap'", "0.10.2", "existed up to JAX 0.3.15 (gone from 0.3.16)"),
 ])
 def test_note_for_message(message, installed, expected):
     note = api_names.note_for(message, installed)
