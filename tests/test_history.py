@@ -454,3 +454,26 @@ def test_a_library_s_own_class_pasted_without_its_module_names_the_library():
     assert d.is_jax and d.ecosystem == "orbax"
     for text in ("ValidationError: 1 validation error for Config", "MyOwnFancyThingError: nope"):
         assert not jaxerrs.diagnose_text(text).is_jax, text
+
+
+def test_a_legacy_wording_s_note_names_only_releases_whose_raise_words_it_so():
+    """A record's legacy range is open-ended ("<0.10.0") and the index reaches back to 0.2.0: the note names the
+    releases whose raise there words it so. ``_mapped_axis_size`` lies in jax/_src/api.py from 0.2.13
+    (``git show jax-v0.2.12:jax/_src/api.py`` fails) and words pmap's message so up to 0.9.2."""
+    import jaxerrs
+
+    d = jaxerrs.diagnose_text("ValueError: pmap got inconsistent sizes for array axes to be mapped:\n"
+                              "arg 0 has shape (8,) and axis 0 is to be mapped")
+    assert d.record is not None and d.record.id == "pmap-mapped-axis-not-divisible"
+    assert any(n.startswith("These words are those of JAX 0.2.13–0.9.2,") for n in d.notes), d.notes
+
+
+def test_an_older_wording_does_not_claim_the_installed_jax_words_it_otherwise_when_it_cannot_read_its_words():
+    """0.3.24-0.4.25 raised "function compiled for …, called with …" in ``Compiled.call``; the installed
+    ``Compiled.call`` also raises a message built elsewhere, which the catalog cannot read: it may say the same."""
+    import jaxerrs
+
+    d = jaxerrs.diagnose_text("TypeError: function compiled for PyTreeDef((*, *)), called with PyTreeDef((*,)).")
+    assert d.is_jax and d.site is not None and d.site.function == "Compiled.call", d.to_dict()
+    assert not any("does not raise it in these words" in n for n in d.notes), d.notes
+    assert any("may say them too" in n for n in d.notes), d.notes

@@ -538,17 +538,24 @@ def _site_of_wording(cat: catalog_mod.Catalog, hit: _RecordHit) -> tuple[SiteRef
 
         h = history.load()
         releases = [r for r in h.releases() if _in_range(r, rng)]
-        best: tuple[int, str, object] | None = None
+        best: tuple[list[str], records_mod.SiteRef] | None = None
         for s in rec.all_sites:
             mine = [r for r in releases if (not s.jax or _in_range(r, s.jax))
                     and h.function_span(s.path, s.function, r) is not None]
-            if mine and (best is None or len(mine) > best[0]):
-                best = (len(mine), mine[-1], s)
+            if mine and (best is None or len(mine) > len(best[0])):
+                best = (mine, s)
         if best is None:
             return None
-        _n, release, s = best
+        mine, s = best
+        release = mine[-1]
         line = h.where(s.path, s.function, release, hit.text) or (h.function_span(s.path, s.function, release)
                                                                    or (0, 0))[0]
+        # The releases said are those whose raises word it so, else those whose raising function exists (the
+        # record's range is open-ended, "<0.10.0", and the index reaches back to 0.2.0).
+        key = history.version_key
+        worded = [r for r in mine if any(key(x.releases[0]) <= key(r) <= key(x.releases[1])
+                                         for x in h.sites_for(hit.text, rec.class_name or None))]
+        releases = worded or mine
     except Exception:  # noqa: BLE001 - the history is extra knowledge
         return None
     note = (f"These words are those of JAX {releases[0]}–{releases[-1]}, not of the installed JAX "
@@ -706,9 +713,21 @@ def _other_release_wording(cat: catalog_mod.Catalog, ev: Evidence) -> tuple[Site
     if history.version_key(first) <= installed <= history.version_key(last.releases[1]):
         return SiteRef(last.path, last.line, last.function, last.releases[1], ev.exc_class, last.template), ""
     ref = SiteRef(last.path, last.line, last.function, last.releases[1], ev.exc_class, last.template)
-    note = (f"This wording comes from JAX {first}–{last.releases[1]}; the installed JAX {cat.jax_version} "
-            "does not raise it in these words.")
+    if _builds_its_message_elsewhere(cat, last.function):
+        # The installed function raises a message built elsewhere: it may say these very words.
+        note = (f"JAX {first}–{last.releases[1]} raise these words at this site; the installed JAX {cat.jax_version} "
+                f"builds the message `{last.function}` raises elsewhere, which may say them too.")
+    else:
+        note = (f"This wording comes from JAX {first}–{last.releases[1]}; the installed JAX {cat.jax_version} "
+                "does not raise it in these words.")
     return ref, note
+
+
+def _builds_its_message_elsewhere(cat: catalog_mod.Catalog, function: str) -> bool:
+    """Whether a function of that name in the installed JAX (in any file: files move) raises a message whose
+    words the catalog cannot read (``raise _invalid_shape_error(shape)``)."""
+    return any(s.template is None and s.kind in ("variable", "helper") and same_function(s.function, function)
+               for s in cat.sites)
 
 
 @lru_cache(maxsize=1)
