@@ -41,6 +41,8 @@ def _package_path(path: str) -> str:
     """A labelled path as the package installs it: a repository path (``checkpoint/orbax/checkpoint/x.py``, as
     GitHub shows Orbax's sources) names the file ``orbax/checkpoint/x.py``."""
     return package_relpath(path, ("jax", "jaxlib", *sorted(LIBRARIES))) or path
+
+
 # Items that are not unseen any more (by URL, with why): left out of the figures.
 SEEN = {
     url: "one of the first three items, printed whole to check the helper's format before the set was frozen "
