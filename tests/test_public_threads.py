@@ -6,7 +6,8 @@ release, found from the posted frames and JAX's tagged sources, not from jaxerrs
 it is null when C++ or Python itself raised the error. ``site_exists_0_4_30_plus`` says whether that
 file and function raise the error in some release 0.4.30 to 0.10.2 (the releases jaxerrs's history
 covered when the set was assembled; it now reaches back to 0.2.0); false with ``site_gone`` false means
-the raise moved to another file or function before 0.4.30. ``site_gone`` means no release 0.4.30 to 0.10.2 raises the message at all.
+the raise moved to another file or function before 0.4.30. ``site_gone`` means no release 0.4.30 to
+0.10.2 raises the message at all.
 
 The figures and every miss print with ``pytest -s``.
 """
