@@ -432,43 +432,55 @@ class History:
         """Every release the index covers, oldest first."""
         return list(self._releases)
 
+    def _contents(self) -> Iterator[tuple[str, list[int], int, list[int], list[int]]]:
+        """(path, the release indices that ship this content, its number of lines, its functions, its raises),
+        for each distinct content of each file."""
+        paths = self.data["paths"]
+        for p, contents in self.data["files"]:
+            for runs, nlines, funcs_flat, raises_flat in contents:
+                indices = [i for start, count, _ in _decode(runs, 0) for i in range(start, start + count)]
+                yield paths[p], indices, nlines, funcs_flat, raises_flat
+
     @cached_property
-    def _decoded(self) -> tuple[list[_Site], dict[tuple[str, str], dict[int, tuple[int, int]]],
-                                dict[str, dict[int, int]]]:
-        """(sites with their lines per release, function spans per release, file lengths per release)."""
+    def _decoded(self) -> list[_Site]:
+        """The sites with their lines per release. (The functions' spans, which most texts never ask for, are
+        decoded apart, on first use: ``_spans``.)"""
         d = self.data
         paths, functions = d["paths"], d["functions"]
         lines: list[dict[int, tuple[int, int]]] = [{} for _ in d["sites"]]
+        for _path, indices, _nlines, _funcs_flat, raises_flat in self._contents():
+            line = 0
+            for k in range(0, len(raises_flat), 3):
+                site, dline, extra = raises_flat[k : k + 3]
+                line += dline
+                for i in indices:
+                    lines[site][i] = (line, line + extra)
+        return [_Site(paths[p], functions[f], d["classes"][c], None if t < 0 else d["templates"][t],
+                      d["kinds"][k], ordinal, lines[n])
+                for n, (p, f, c, t, k, ordinal) in enumerate(d["sites"])]
+
+    @cached_property
+    def _spans(self) -> tuple[dict[tuple[str, str], dict[int, tuple[int, int]]], dict[str, dict[int, int]]]:
+        """(function spans per release, file lengths per release)."""
+        functions = self.data["functions"]
         funcs: dict[tuple[str, str], dict[int, tuple[int, int]]] = {}
         files: dict[str, dict[int, int]] = {}
-        for p, contents in d["files"]:
-            path = paths[p]
+        for path, indices, nlines, funcs_flat, _raises_flat in self._contents():
             per_file = files.setdefault(path, {})
-            for runs, nlines, funcs_flat, raises_flat in contents:
-                indices = [i for start, count, _ in _decode(runs, 0) for i in range(start, start + count)]
+            for i in indices:
+                per_file[i] = nlines
+            lo = 0
+            for k in range(0, len(funcs_flat), 3):
+                f, dlo, length = funcs_flat[k : k + 3]
+                lo += dlo
+                per = funcs.setdefault((path, functions[f]), {})
                 for i in indices:
-                    per_file[i] = nlines
-                lo = 0
-                for k in range(0, len(funcs_flat), 3):
-                    f, dlo, length = funcs_flat[k : k + 3]
-                    lo += dlo
-                    per = funcs.setdefault((path, functions[f]), {})
-                    for i in indices:
-                        per[i] = (lo, lo + length)
-                line = 0
-                for k in range(0, len(raises_flat), 3):
-                    site, dline, extra = raises_flat[k : k + 3]
-                    line += dline
-                    for i in indices:
-                        lines[site][i] = (line, line + extra)
-        sites = [_Site(paths[p], functions[f], d["classes"][c], None if t < 0 else d["templates"][t],
-                       d["kinds"][k], ordinal, lines[n])
-                 for n, (p, f, c, t, k, ordinal) in enumerate(d["sites"])]
-        return sites, funcs, files
+                    per[i] = (lo, lo + length)
+        return funcs, files
 
     @property
     def sites(self) -> list[_Site]:
-        return self._decoded[0]
+        return self._decoded
 
     @cached_property
     def _by_function(self) -> dict[tuple[str, str], list[_Site]]:
@@ -504,11 +516,11 @@ class History:
 
     @property
     def _funcs(self) -> dict[tuple[str, str], dict[int, tuple[int, int]]]:
-        return self._decoded[1]
+        return self._spans[0]
 
     @property
     def _files(self) -> dict[str, dict[int, int]]:
-        return self._decoded[2]
+        return self._spans[1]
 
     @cached_property
     def _markers(self) -> list[tuple[str, re.Pattern[str], frozenset[int]]]:
