@@ -553,8 +553,8 @@ def _site_of_wording(cat: catalog_mod.Catalog, hit: _RecordHit) -> tuple[SiteRef
         # The releases said are those whose raises word it so, else those whose raising function exists (the
         # record's range is open-ended, "<0.10.0", and the index reaches back to 0.2.0).
         key = history.version_key
-        worded = [r for r in mine if any(key(x.releases[0]) <= key(r) <= key(x.releases[1])
-                                         for x in h.sites_for(hit.text, rec.class_name or None))]
+        spans = [(key(x.releases[0]), key(x.releases[1])) for x in h.sites_for(hit.text, rec.class_name or None)]
+        worded = [r for r in mine if any(lo <= key(r) <= hi for lo, hi in spans)]
         releases = worded or mine
     except Exception:  # noqa: BLE001 - the history is extra knowledge
         return None
