@@ -82,6 +82,16 @@ def test_checker_reports_a_record_whose_reproducer_runs_clean():
     assert "FAIL" in table([res])
 
 
+def test_a_record_that_kills_its_worker_fails_alone():
+    """check() hands records out one at a time: a worker that dies fails its record, and a new one checks the
+    rest. Here the worker dies on an id it cannot look up (a record this process made, not in its files)."""
+    model = kb.load_file(MODEL)
+    res = {r.id: r for r in check([replace(model, id="a-not-in-the-workers-records"), model], jobs=1)}
+    assert res["a-not-in-the-workers-records"].checks == {
+        "worker": "its worker died: KeyError: 'a-not-in-the-workers-records'"}
+    assert res["tracer-bool-conversion"].ok, res["tracer-bool-conversion"].failures
+
+
 def _write(folder: Path, name: str, text: str) -> None:
     (folder / name).write_text(text, encoding="utf-8")
 
