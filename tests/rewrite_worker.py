@@ -38,6 +38,7 @@ def main(ids: list[str]) -> None:
     for cid in ids:
         c = cases[cid]
         _reset_without_collecting(ip)
+        _settle(ip)
         state.last = None
         row = {"id": cid, "raised": None, "is_jax": None, "record": None, "rewrite": None,
                "panel_rewrite": None, "label": None, "error": None}
@@ -62,6 +63,20 @@ def main(ids: list[str]) -> None:
         out.append(row)
     print(MARKER)
     print(json.dumps(out))
+
+
+def _settle(ip) -> None:
+    """Move what earlier cases left alive out of the garbage collector's reach (``gc.freeze``), so that the
+    collector, and JAX's leak checker (which asks it for a leaked tracer's referrers), walk this case's objects
+    only; then give the case a namespace of its own, made after the freeze, as a new notebook's is, so that the
+    leak checker's chain of referrers ends at the notebook's module as in a notebook."""
+    import gc
+
+    gc.collect()
+    gc.freeze()
+    ip.init_create_namespaces()
+    ip.init_sys_modules()
+    ip.init_user_ns()
 
 
 def _reset_without_collecting(ip) -> None:
