@@ -588,6 +588,9 @@ def _drive(queue: collections.deque[str], lock: threading.Lock, results: dict[st
     worker only (a fixed split of the ids left one worker a minute and a half behind the other). A worker
     that dies or passes ``TIMEOUT_S`` on one record fails that record; a new one takes the rest."""
     for _ in range(4):
+        with lock:
+            if not queue:  # (a worker loads JAX and the libraries first: none for an empty queue)
+                return
         proc = subprocess.Popen([sys.executable, "-m", "jaxerrs.kb.verify", "-"], env=env, stdin=subprocess.PIPE,
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, bufsize=1)
         errors: collections.deque[str] = collections.deque(maxlen=40)
