@@ -640,3 +640,27 @@ def test_a_flax_record_s_site_is_the_raise_whose_words_the_message_has(collectio
     d = jaxerrs.diagnose_text(text)
     assert d.record is not None and d.record.id == "flax-linen-collection-empty", d.to_dict()
     assert d.site is not None and (d.site.path, d.site.function) == ("flax/core/scope.py", function)
+
+
+@pytest.mark.parametrize("text", [
+    "TypeError: unhashable type: 'DynamicJaxprTracer'",
+    "TypeError: unhashable type: 'BatchTracer'",
+    "TypeError: unhashable type: 'jaxlib.xla_extension.ArrayImpl'",  # 0.4.x names its module so
+])
+def test_a_jax_array_or_tracer_hashed_is_jax_s_and_a_list_hashed_is_not(text):
+    """Python's words, but the type it names is JAX's: an array or tracer used as a dict key, in a set or a cache."""
+    d = jaxerrs.diagnose_text(text)
+    assert d.is_jax and d.record is not None and d.record.id == "array-or-tracer-unhashable"
+    assert not jaxerrs.diagnose_text("TypeError: unhashable type: 'list'").is_jax
+
+
+def test_a_record_quoting_only_the_cause_does_not_stop_the_guess_by_the_whole_message():
+    """An older wording of the static-argument error ends with its cause, Python's "unhashable type: …Tracer":
+    that clause's record (another class, later in the message) does not answer it; the words of the whole do."""
+    text = ("ValueError: Non-hashable static arguments are not supported. An error occured during a call to 'step' "
+            "while trying to hash an object of type <class 'jax.interpreters.partial_eval.DynamicJaxprTracer'>, "
+            "Traced<ShapedArray(int32[])>with<DynamicJaxprTrace(level=1/0)>. The error was:\n"
+            "TypeError: unhashable type: 'DynamicJaxprTracer'")
+    d = jaxerrs.diagnose_text(text)
+    assert d.is_jax and d.record is not None and d.record.id == "jit-non-hashable-static-arg"
+    assert d.confidence < 0.5  # a guess by words, shown as one
