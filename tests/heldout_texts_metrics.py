@@ -50,6 +50,9 @@ SEEN = {
     for url in ("https://github.com/borisdayma/dalle-mini/issues/256", "https://github.com/escontra/viper_rl/issues/10",
                 "https://github.com/escontra/viper_rl/issues/6")
 }
+SEEN["https://github.com/jax-ml/jax/issues/39858"] = (
+    "its labels and its new answer seen in a diff after the record array-or-tracer-unhashable was added "
+    "(2026-12-06 night); its text was not read")
 
 
 def score(item: dict, d: dict, right: bool | None = None) -> dict[str, bool | None]:
