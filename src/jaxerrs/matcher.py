@@ -1295,7 +1295,7 @@ def _jax_words(c: _Case) -> bool:
     # operand type(s) for +"): there only a curated record, written for one JAX error, may claim it.
     compiled_on_user_line = not ev.frames_removed and _user_raised(ev)
     is_jax = strong_rec or (strong_site and not compiled_on_user_line)
-    if not is_jax and rf is None and ev.source == "text" and not _class_fits(c.rec_hits):
+    if not is_jax and rf is None and ev.source == "text" and not _a_record_answers(c.rec_hits):
         # A record that speaks nearly every word of the message, or starts as it does (its wording of another
         # release, drifted).
         guessed = _guesses(ev, c.site)
@@ -1306,7 +1306,7 @@ def _jax_words(c: _Case) -> bool:
     return is_jax and not _foreign(ev.match_text, specific)
 
 
-def _class_fits(hits: list[_RecordHit]) -> bool:
+def _a_record_answers(hits: list[_RecordHit]) -> bool:
     """Some record whose words fit answers the message: its class is the one printed, it lists the raise site,
     or its words start where the message starts. A record of another class that quotes a later clause (the
     ``TypeError`` a ``ValueError``'s message ends with, its cause) does not stop the guesses by the words of
@@ -1321,7 +1321,7 @@ def _assemble(c: _Case) -> Diagnosis:
     d = Diagnosis(ev, True)
     # No record's words fit a pasted message: the records whose text fits it best, a best guess. Not for a line
     # XLA logged: its words are those of C++ no record quotes, and any record's would be a guess about another error.
-    guesses = _guesses(ev, c.site) if ev.source == "text" and not _class_fits(c.rec_hits) and not ev.logged_by_xla else []
+    guesses = _guesses(ev, c.site) if ev.source == "text" and not _a_record_answers(c.rec_hits) and not ev.logged_by_xla else []
     d.site = c.site
     record = c.rec_hits[0] if c.rec_hits else None
     if record is not None and ev.source == "text" and c.how in ("record", "message template"):
