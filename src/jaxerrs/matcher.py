@@ -1321,7 +1321,8 @@ def _assemble(c: _Case) -> Diagnosis:
     d = Diagnosis(ev, True)
     # No record's words fit a pasted message: the records whose text fits it best, a best guess. Not for a line
     # XLA logged: its words are those of C++ no record quotes, and any record's would be a guess about another error.
-    guesses = _guesses(ev, c.site) if ev.source == "text" and not _a_record_answers(c.rec_hits) and not ev.logged_by_xla else []
+    guessing = ev.source == "text" and not _a_record_answers(c.rec_hits) and not ev.logged_by_xla
+    guesses = _guesses(ev, c.site) if guessing else []
     d.site = c.site
     record = c.rec_hits[0] if c.rec_hits else None
     if record is not None and ev.source == "text" and c.how in ("record", "message template"):
