@@ -1324,7 +1324,9 @@ def _assemble(c: _Case) -> Diagnosis:
     guessing = ev.source == "text" and not _a_record_answers(c.rec_hits) and not ev.logged_by_xla
     guesses = _guesses(ev, c.site) if guessing else []
     d.site = c.site
-    record = c.rec_hits[0] if c.rec_hits else None
+    # When the words of the whole message are guessed from, a record that quoted only a clause of it is not the
+    # answer: neither its values nor its wording's release nor its way of matching describe the diagnosis.
+    record = c.rec_hits[0] if c.rec_hits and not guesses else None
     if record is not None and ev.source == "text" and c.how in ("record", "message template"):
         dated = _site_of_wording(cat, record)
         if dated is not None:  # the words are those of other releases than the installed one
