@@ -1215,9 +1215,10 @@ def _rank_candidates(c: _Case) -> None:
     c.site_hits = [] if c.site or c.no_guess else _site_hits(ev, cat, c.classes)
     c.rec_hits = _record_hits(ev, c.site, c.classes, c.eco)
     cut: list[_RecordHit] = []
-    if (not c.rec_hits and ev.source == "text" and not ev.frames
+    if (not _a_record_answers(c.rec_hits) and ev.source == "text" and not ev.frames
             and not any(_strong_text_match(m, _canon(x.class_name) in c.classes) for _sc, x, m in c.site_hits[:5])):
-        c.rec_hits = cut = _cut_short(ev, c.classes)
+        cut = _cut_short(ev, c.classes)
+        c.rec_hits = cut or c.rec_hits  # a record quoting only a clause stays a candidate if none starts so
     # Text or filtered frames: catalog templates and curated records compete on one scale.
     c.ranking = _text_ranking(ev, cat, c.site_hits, c.rec_hits) if c.site is None and not c.no_guess else []
     if c.ranking:
@@ -1265,7 +1266,7 @@ def _decide_is_jax(c: _Case) -> None:
             c.site_hits, c.ranking = [], []
     # No JAX raise or record fits: a raise of an installed library (Flax, Optax, …) whose words do.
     lib_hit = (_library_text_hit(ev, c.classes) if ev.source == "text" and (not c.is_jax or c.site is None)
-               and not c.rec_hits and not _foreign(ev.match_text) else None)
+               and not _a_record_answers(c.rec_hits) and not _foreign(ev.match_text) else None)
     if lib_hit is not None and (not _user_raised(ev) or frame_library(rf) is not None):
         _quality, c.eco, c.site, note = lib_hit
         c.is_jax, c.how = True, "library template"
