@@ -109,3 +109,117 @@ def test_index_agrees_with_the_installed_sources(module):
     i = data["releases"].index(version)
     indexed = {n for n, runs in data["names"][module].items() if any(lo <= i <= hi for lo, hi in runs)}
     assert indexed == api_names.public_names(source)
+
+
+def test_opaque_modules_and_shims():
+    """A star import or a lazy loader hides names from the source; JAX's and Optax's deprecation getattr and
+    Flax's shim (compare with constants, raise for the rest) do not, and the shim's names count."""
+    assert api_names.opaque("from jax._src.x import *\n")
+    assert api_names.opaque("import lazy as _lazy\n__getattr__, __dir__, __all__ = _lazy.attach(__name__, ['a'])\n")
+    assert api_names.opaque("def __getattr__(name):\n    return globals()[name.lower()]\n")
+    assert not api_names.opaque("_deprecations = {}\n__getattr__ = _deprecation_getattr(__name__, _deprecations)\n")
+    shim = '''
+import typing as _tp
+if _tp.TYPE_CHECKING:
+    pass
+else:
+    def __getattr__(name):
+        if name == "VariableState":
+            return Variable
+        raise AttributeError(f"Module {__name__} has no attribute '{name}'")
+'''
+    assert not api_names.opaque(shim)
+    assert "VariableState" in api_names.public_names(shim)
+
+
+def test_an_opaque_release_leaves_a_name_s_absence_unknown():
+    """``flax/nnx/__init__.py`` of Flax 0.11.0 ends in a module ``__getattr__`` that is no shim: whether it served
+    ``ArrayRef`` there is unknown, so the note does not say the name was new in 0.11.1; that it went in 0.12.1
+    (``git show v0.12.1:flax/nnx/__init__.py`` has no ArrayRef) it still says."""
+    f = api_names.fate("flax.nnx", "ArrayRef")
+    assert f is not None and f.unknown == ("0.11.0",) and f.releases[0] == "0.11.1"
+    note = f.note(None)
+    assert note == "`flax.nnx.ArrayRef` existed up to Flax 0.12.0 (gone from 0.12.1)."
+
+
+@pytest.mark.parametrize(("message", "installed", "expected"), [
+    # git show v0.2.2:optax/__init__.py has no lbfgs; v0.2.3's imports it from optax._src.alias.
+    ("module 'optax' has no attribute 'lbfgs'", "0.2.1",
+     "`optax.lbfgs` is new in Optax 0.2.3; the installed Optax 0.2.1 is older"),
+    ("module 'optax' has no attribute 'lbfgs'", None, "`optax.lbfgs` exists from Optax 0.2.3 on"),
+    # Flax's own module __getattr__ words it without quotes; flax/nnx/ first ships in v0.8.4.
+    ("Module flax.nnx has no attribute 'ModelAndOptimizer'", "0.10.7", "is new in Flax 0.11.0"),
+    ("cannot import name 'nnx' from 'flax' (/x/flax/__init__.py)", None, "`flax.nnx` exists from Flax 0.8.4 on"),
+    ("No module named 'flax.nnx'", None, "`flax.nnx` exists from Flax 0.8.4 on"),
+    ("module 'flax.linen.initializers' has no attribute 'zeros_init'", None, "exists from Flax 0.6.4 on"),
+])
+def test_note_for_a_library_name(message, installed, expected):
+    note = api_names.note_for(message, installed)
+    assert note is not None and expected in note
+
+
+@pytest.mark.parametrize("module", ["optax", "equinox", "chex", "flax.nnx", "flax.linen", "orbax.checkpoint"])
+def test_library_index_agrees_with_the_installed_sources(module):
+    """The shipped index of a library, for its installed release, holds what that release's own files bind."""
+    import importlib
+    import importlib.metadata
+    from pathlib import Path
+
+    package = module.split(".")[0]
+    version = importlib.metadata.version("orbax-checkpoint" if package == "orbax" else package)
+    data = api_names._data(package)
+    if version not in data["releases"]:
+        pytest.skip(f"{package} {version} is not an indexed release")
+    source = Path(importlib.import_module(module).__file__).read_text(encoding="utf-8")
+    i = data["releases"].index(version)
+    indexed = {n for n, runs in data["names"][module].items() if any(lo <= i <= hi for lo, hi in runs)}
+    assert indexed == api_names.public_names(source)
+    assert any(lo <= i <= hi for lo, hi in data["opaque"].get(module, [])) == api_names.opaque(source)
+
+
+@pytest.mark.parametrize(("text", "library", "expected"), [
+    ("AttributeError: module 'optax' has no attribute 'lbfgs'", "optax", "exists from Optax 0.2.3 on"),
+    ("Traceback (most recent call last):\n  File \"train.py\", line 3, in <module>\n    from flax import nnx\n"
+     "ImportError: cannot import name 'nnx' from 'flax' (/usr/lib/python3/site-packages/flax/__init__.py)",
+     "flax", "`flax.nnx` exists from Flax 0.8.4 on"),
+    ("AttributeError: module 'flax.nnx' has no attribute 'ModelAndOptimizer'", "flax", "from Flax 0.11.0 on"),
+])
+def test_pasted_library_name_gets_its_library_s_releases_and_no_jax_site(text, library, expected):
+    """A library's missing name is that library's matter: no JAX raise (its lazy loader words such messages too)
+    is named as the site, and no record is guessed from the words."""
+    d = diagnose_from_text(text)
+    assert d.is_jax and d.ecosystem == library
+    assert any(expected in n for n in d.notes)
+    assert d.record is None and not any(c.record for c in d.candidates)
+    assert d.site is None or not d.site.path.startswith("jax/")
+
+
+def test_live_library_name_gone_from_the_installed_release(shell):
+    """In a real shell: ``nnx.ArrayRef`` on a Flax that dropped it (0.12.1 on) shows when it went."""
+    import importlib.metadata
+
+    from jaxerrs.history import version_key
+
+    if version_key(importlib.metadata.version("flax")) < (0, 12, 1):
+        pytest.skip("this Flax still has nnx.ArrayRef")
+    ip = shell
+    ip.run_line_magic("load_ext", "jaxerrs")
+    with capture_output() as cap:
+        ip.run_cell("from flax import nnx\nnnx.ArrayRef")
+    assert "AttributeError" in cap.stdout
+    assert "`flax.nnx.ArrayRef` existed up to Flax 0.12.0 (gone from 0.12.1)" in cap.stdout
+
+
+@pytest.mark.parametrize("message", [
+    "module 'jaxtyping' has no attribute 'Float32'", "No module named 'flaxmodels.resnet'",
+    "cannot import name 'x' from 'optaxx'", "Module flaxformer has no attribute 'x'",
+])
+def test_a_package_that_only_starts_like_an_indexed_one_is_not_it(message):
+    assert api_names.named_package(message) is None and api_names.note_for(message, None) is None
+
+
+def test_a_failed_import_of_another_package_stays_not_jax():
+    d = diagnose_from_text("Traceback (most recent call last):\n  File \"train.py\", line 3, in <module>\n"
+                           "    from absl import nothing_here\n"
+                           "ImportError: cannot import name 'nothing_here' from 'absl' (/x/absl/__init__.py)")
+    assert not d.is_jax

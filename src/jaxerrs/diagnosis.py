@@ -18,6 +18,16 @@ LIBRARY_REPOS = {
     "chex": ("https://github.com/google-deepmind/chex", ""),
     "orbax": ("https://github.com/google/orbax", "checkpoint/"),
 }
+# How people call each package in prose.
+PACKAGE_NAMES = {"jax": "JAX", "jaxlib": "JAX", "flax": "Flax", "optax": "Optax", "equinox": "Equinox",
+                 "chex": "Chex", "orbax": "Orbax"}
+
+
+def raised_by(d: Diagnosis) -> str:
+    """Who raised it, for prose: the library whose source holds the site (or, with no site, the library the error
+    came through), else JAX."""
+    top = d.site.path.split("/", 1)[0] if d.site is not None else (d.ecosystem or "jax")
+    return PACKAGE_NAMES.get(top, "JAX")
 
 
 def _installed_version(package: str) -> str:

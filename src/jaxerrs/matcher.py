@@ -300,7 +300,10 @@ def _raised_by_compiled_code(ev: Evidence) -> bool:
         return False
     line = (rf.line or linecache.getline(rf.filename, rf.lineno)).strip()
     if line.startswith(("import ", "from ")) and "jax" not in ev.match_text:
-        return False  # Python's import system failed on a module that is not JAX's (the user's `import absl`)
+        from jaxerrs.api_names import named_package
+
+        # Python's import system failed on a module that is neither JAX's nor a library's (the user's `import absl`)
+        return named_package(ev.match_text) is not None
     return not line.startswith(("raise", "assert"))
 
 
@@ -837,19 +840,25 @@ def _library_release_raising_at(library: str, path: str, line: int, function: st
     return raising[-1] if raising else None
 
 
-def _name_note(ev: Evidence) -> str | None:
-    """For ``module 'jax…' has no attribute …`` and its import forms: in which releases the name exists."""
-    if _canon(ev.exc_class) not in ("AttributeError", "ImportError", "ModuleNotFoundError") or "jax" not in ev.match_text:
+def _name_note(ev: Evidence) -> tuple[str, str | None] | None:
+    """For ``module 'jax…' has no attribute …``, a library's (``module 'optax' has no attribute 'lbfgs'``) and
+    their import forms: (the package, in which of its releases the name exists, if the index says)."""
+    if _canon(ev.exc_class) not in ("AttributeError", "ImportError", "ModuleNotFoundError"):
         return None
     from jaxerrs import api_names
 
-    if ev.source == "text":  # pasted: the release the text shows, if any, not the installed one
+    package = api_names.named_package(ev.match_text)
+    if package is None:
+        return None
+    if package != "jax":  # a library's release shows in no pasted text; a live error ran the installed one
+        release = None if ev.source == "text" else catalog_mod._library_version(package)
+    elif ev.source == "text":  # pasted: the release the text shows, if any, not the installed one
         from jaxerrs.history import release_from_text
 
         release = release_from_text(ev.text) if ev.text else None
     else:
         release = _installed_jax() or None
-    return api_names.note_for(ev.match_text, release)
+    return package, api_names.note_for(ev.match_text, release)
 
 
 def _installed_jax() -> str:
@@ -1094,6 +1103,7 @@ class _Case:
     rec_hits: list[_RecordHit] = field(default_factory=list)
     ranking: list[tuple[float, SiteRef, Record | None]] = field(default_factory=list)
     is_jax: bool = False
+    library_name: bool = False  # the message is about a library's missing name (``_library_name``)
 
 
 def _diagnose(ev: Evidence) -> Diagnosis:
@@ -1105,14 +1115,26 @@ def _diagnose(ev: Evidence) -> Diagnosis:
     _site_from_frames(c)
     _rank_candidates(c)
     _decide_is_jax(c)
-    name_note = _name_note(ev)
+    package, name_note = _name_note(ev) or (None, None)
     if name_note is not None:
-        c.is_jax = True  # the message names a module of JAX's own
+        c.is_jax = True  # the message names a module of JAX's own, or of a library's
+    if package not in (None, "jax"):
+        _library_name(c, package)
     if not c.is_jax:
         return Diagnosis(ev, False)
     d = _assemble(c)
     d.notes[:0] = [n for n in (c.note, name_note) if n]
     return d
+
+
+def _library_name(c: _Case, package: str) -> None:
+    """A library's name missing from its module (``module 'optax' has no attribute 'lbfgs'``): the library is
+    the one the error came through; a JAX raise that words such messages (its lazy loader's) did not raise it,
+    and no record is about that name, so none is guessed by the words."""
+    c.eco = c.eco or package
+    c.library_name = True
+    if c.site is not None and c.site.path.startswith(("jax/", "jaxlib/")) and c.how == "message template":
+        c.site, c.how, c.ranking, c.site_hits = None, "", [], []
 
 
 def _start(ev: Evidence) -> _Case | None:
@@ -1322,7 +1344,8 @@ def _assemble(c: _Case) -> Diagnosis:
     d = Diagnosis(ev, True)
     # No record's words fit a pasted message: the records whose text fits it best, a best guess. Not for a line
     # XLA logged: its words are those of C++ no record quotes, and any record's would be a guess about another error.
-    guessing = ev.source == "text" and not _a_record_answers(c.rec_hits) and not ev.logged_by_xla
+    guessing = (ev.source == "text" and not _a_record_answers(c.rec_hits) and not ev.logged_by_xla
+                and not c.library_name)
     guesses = _guesses(ev, c.site) if guessing else []
     d.site = c.site
     # When the words of the whole message are guessed from, a record that quoted only a clause of it is not the

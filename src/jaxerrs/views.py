@@ -15,7 +15,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from jaxerrs.diagnosis import Diagnosis, SiteRef
+from jaxerrs.diagnosis import Diagnosis, SiteRef, raised_by
 from jaxerrs.evidence import Evidence, Frame
 from jaxerrs.kb.records import Record
 
@@ -119,6 +119,7 @@ def build(d: Diagnosis, with_rewrite: bool = True) -> PanelView:
     else:
         title = ev.message.splitlines()[0][:160] if ev.message else ev.exc_class
         where = f" at `{d.site.path}:{d.site.line}` in `{d.site.function}`" if d.site else ""
+        who = raised_by(d)
         near = _records_at_site(d.site)
         if ev.logged_by_xla:
             meaning = ("XLA, the compiler and runtime that JAX runs (it ships in jaxlib), logged this line; no "
@@ -126,12 +127,12 @@ def build(d: Diagnosis, with_rewrite: bool = True) -> PanelView:
                        "known.")
         elif near:
             names = ", ".join(f"`{r.id}` ({r.title})" for r in near[:3])
-            meaning = (f"JAX raised this error{where}. No curated record's message template matched this "
+            meaning = (f"{who} raised this error{where}. No curated record's message template matched this "
                        f"message, so none is shown as certain. Records about this raise site: {names}; open "
                        "one with `%jaxerr show ID` and compare its message with yours.")
         else:
-            meaning = (f"JAX raised this error{where}. jaxerrs has no curated record for this raise site yet: "
-                       + ("the check that failed in JAX's source, the values it read and the function you called "
+            meaning = (f"{who} raised this error{where}. jaxerrs has no curated record for this raise site yet: "
+                       + (f"the check that failed in {who}'s source, the values it read and the function you called "
                           "are below." if d.check or d.api else
                           "the message, the values it carries and the source excerpt below are what is known."))
         matched = (f"raise site only ({d.how})" if d.how and d.how != "log line" else
