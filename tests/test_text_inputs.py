@@ -664,3 +664,62 @@ def test_a_record_quoting_only_the_cause_does_not_stop_the_guess_by_the_whole_me
     d = jaxerrs.diagnose_text(text)
     assert d.is_jax and d.record is not None and d.record.id == "jit-non-hashable-static-arg"
     assert d.confidence < 0.5  # a guess by words, shown as one
+
+
+_PYTEST_FAILING = '''
+import jax
+import jax.numpy as jnp
+
+
+def loss(x):
+    if x > 0:
+        return x
+    return -x
+
+
+def test_traced_if():
+    jax.jit(loss)(jnp.ones(()))
+
+
+def test_shapes():
+    a = jnp.ones((3, 4))
+    assert (a @ jnp.ones((5, 6))).shape == (3, 6)
+'''
+
+
+@pytest.fixture(scope="module")
+def pytest_outputs(tmp_path_factory):
+    """Real pytest reports of two real JAX errors: each ``--tb`` style, with JAX's frames filtered and not."""
+    import os
+
+    d = tmp_path_factory.mktemp("pytest_report")
+    (d / "test_fails.py").write_text(_PYTEST_FAILING)
+    out = {}
+    for filtering in ("auto", "off"):
+        for tb in ("short", "long", "auto"):
+            env = {**os.environ, "JAX_TRACEBACK_FILTERING": filtering, "JAX_PLATFORMS": "cpu"}
+            env.pop("PYTEST_XDIST_WORKER", None)
+            run = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:xdist",
+                                  f"--tb={tb}", "test_fails.py"], cwd=d, env=env, capture_output=True, text=True)
+            assert "2 failed" in run.stdout, run.stdout[-2000:]
+            out[filtering, tb] = run.stdout
+    return out
+
+
+@pytest.mark.parametrize("filtering", ["auto", "off"])
+@pytest.mark.parametrize("tb", ["short", "long", "auto"])
+def test_pytest_reports_give_their_frames(pytest_outputs, tb, filtering):
+    """pytest's frames (``path.py:12: in fn`` over its line; or the source with its ``>`` line, then
+    ``path.py:12: TypeError``) are read as frames: the user's frame is the test file's line, and the site and
+    record are those of the failure the frames belong to (the last one, when the whole report is pasted)."""
+    text = pytest_outputs[filtering, tb]
+    head = "_ test_shapes _"
+    first, last = text.split(head)[0], head + text.split(head)[1]
+    for part, record, line in ((first, "tracer-bool-conversion", 7), (last, "dot-general-contracting-mismatch", 18),
+                               (text, "dot-general-contracting-mismatch", 18)):
+        d = jaxerrs.diagnose_text(part)
+        assert d.record is not None and d.record.id == record
+        frame = d.to_dict()["user_frame"]
+        assert frame is not None and Path(frame["file"]).name == "test_fails.py" and frame["line"] == line
+        if filtering == "off":  # JAX's frames are in the report: the raise is shown, and the answer sure
+            assert d.site is not None and d.site.path.startswith("jax/") and d.confidence >= 0.5

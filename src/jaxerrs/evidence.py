@@ -398,6 +398,50 @@ _VSCODE = re.compile(r"^Exception has occurred: (?P<cls>[\w.]+)\s*$")
 _MD_LINK = re.compile(r"\[(?P<path>[^\]\n]+)\]\(https?://[^)\s]*\)")
 
 
+_PYTEST_LOC = re.compile(r"^(?P<file>(?:[A-Za-z]:)?[^\s:][^:]*\.py):(?P<line>\d+): ?(?:in (?P<func>[\w.<>]+)|[\w.]+)?\s*$")
+_PYTEST_SEP = re.compile(r"^(?:_ ){3,}_?\s*$")
+_CARETS = re.compile(r"^\s*[\^~]+\s*$")  # Python 3.11's marks under the part of a line that raised
+_DEF = re.compile(r"^\s*(?:async\s+)?def\s+(?P<name>\w+)\s*\(")
+
+
+def _unpytest(lines: list[str]) -> list[str]:
+    """pytest's frames as Python's, for the failure whose ``E`` lines come last: ``--tb=short`` prints each as
+    ``path.py:12: in fn`` over its line; ``--tb=long`` prints the source first, its line marked ``>``, then
+    ``path.py:12: `` (the innermost: ``path.py:12: TypeError``, its function the last ``def`` shown)."""
+    e_at = [i for i, ln in enumerate(lines) if _PYTEST_E.match(ln)]
+    if not e_at or not any(_PYTEST_LOC.match(ln) for ln in lines):
+        return lines
+    heads = [i for i in range(e_at[-1]) if _PYTEST_BANNER.match(lines[i])]
+    lo = heads[-1] + 1 if heads else 0
+    hi = next((i for i in range(e_at[-1], len(lines)) if _PYTEST_BANNER.match(lines[i])), len(lines))
+    frames: list[str] = []
+    drop: set[int] = set()
+    start = lo
+    for i in range(lo, hi):
+        m = _PYTEST_LOC.match(lines[i])
+        if m is None:
+            continue
+        nxt = lines[i + 1] if i + 1 < hi else ""
+        drop.add(i)
+        if nxt.startswith(" ") and nxt.strip() and not _CARETS.match(nxt):  # short: its line follows
+            code, func = nxt.strip(), m["func"] or "?"
+            drop.add(i + 1)
+        else:  # long: the entry's source and its '>' line are above
+            entry = [ln[1:] if ln.startswith(">") else ln for ln in lines[start:i]]
+            marked = [ln for ln in lines[start:i] if ln.startswith(">")]
+            code = marked[-1][1:].strip() if marked else ""
+            defs = [d["name"] for ln in entry if (d := _DEF.match(ln))]
+            func = m["func"] or (defs[-1] if defs else "?")
+        frames += [f'  File "{m["file"]}", line {m["line"]}, in {func}', f"    {code}"]
+        start = i + 1
+    if not frames:
+        return lines
+    first_e = next(i for i in e_at if i >= lo)
+    # The entries' source and locals above the E lines are now the frames; the E lines and what follows stay.
+    rest = [ln for i, ln in enumerate(lines[first_e:hi], first_e) if i not in drop and not _CARETS.match(ln)]
+    return [*lines[:lo], "Traceback (most recent call last):", *frames, *rest, *lines[hi:]]
+
+
 _QUOTED = re.compile(r"^\s*>(?!>)")
 _FENCE = re.compile(r"^\s*(?:`{3,}|~{3,})[\w+-]*\s*$")  # a Markdown code fence: it ends a message inside it
 
@@ -468,7 +512,7 @@ def _normalise(text: str) -> str:
     inline = text.strip()
     if len(inline) > 2 and inline[0] == inline[-1] == "`" and not inline.startswith("``") and "`" not in inline[1:-1]:
         text = inline[1:-1]  # a traceback pasted as one inline code span: `File "…", line 3 … Error: …`
-    lines = [_unheaded(ln) for ln in _unquote(text.split("\n"))]
+    lines = _unpytest([_unheaded(ln) for ln in _unquote(text.split("\n"))])
     e_lines = [ln for ln in lines if _PYTEST_E.match(ln)]
     full = bool(e_lines) and any(_EXC_LINE.match(_PYTEST_E.sub("", ln).strip()) for ln in e_lines)
     if full:
