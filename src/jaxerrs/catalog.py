@@ -30,6 +30,9 @@ LIBRARIES = {"flax": "flax", "optax": "optax", "equinox": "equinox", "orbax": "o
              "chex": "chex", "haiku": "dm-haiku"}
 
 
+_GRAM = 6  # the shortest anchor a template is looked for by (shorter ones are too common to tell)
+
+
 @dataclass(frozen=True)
 class Site:
     """One ``raise`` statement in JAX's source."""
@@ -80,7 +83,7 @@ class Catalog:
         for s in self.sites:
             if s.template:
                 anchor = templates.anchor(s.template).replace("`", "")  # a paste may lose Markdown's backticks
-                if len(anchor) >= 6:
+                if len(anchor) >= _GRAM:
                     out.append((anchor, s))
         return out
 
@@ -94,10 +97,23 @@ class Catalog:
     def in_function(self, path: str, function: str) -> list[Site]:
         return [s for s in self.by_path.get(path, ()) if s.function == function]
 
+    @cached_property
+    def _by_start(self) -> dict[str, list[int]]:
+        """The ``_anchored`` entries by their anchor's first ``_GRAM`` characters (every anchor has that many)."""
+        out: dict[str, list[int]] = {}
+        for i, (anchor, _s) in enumerate(self._anchored):
+            out.setdefault(anchor[:_GRAM], []).append(i)
+        return out
+
     def text_candidates(self, message: str) -> list[Site]:
-        """Sites whose template's longest literal occurs in ``message`` (cheap prefilter)."""
+        """Sites whose template's longest literal occurs in ``message`` (cheap prefilter), in catalog order: only
+        the anchors that start as some stretch of the message does are looked for."""
         norm = templates.normalise(message).replace("`", "")
-        return [s for anchor, s in self._anchored if anchor in norm]
+        by_start = self._by_start
+        starts = {norm[i:i + _GRAM] for i in range(len(norm) - _GRAM + 1)}
+        hits = sorted(i for g in starts if g in by_start for i in by_start[g])
+        anchored = self._anchored
+        return [anchored[i][1] for i in hits if anchored[i][0] in norm]
 
     def guard(self, site: Site) -> Guard | None:
         """The check that guarded ``site`` (jaxerrs.guards), or None (a raise at the top of a function)."""
