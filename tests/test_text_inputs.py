@@ -723,3 +723,16 @@ def test_pytest_reports_give_their_frames(pytest_outputs, tb, filtering):
         assert frame is not None and Path(frame["file"]).name == "test_fails.py" and frame["line"] == line
         if filtering == "off":  # JAX's frames are in the report: the raise is shown, and the answer sure
             assert d.site is not None and d.site.path.startswith("jax/") and d.confidence >= 0.5
+
+
+def test_a_message_jax_and_a_library_word_alike_lists_both_raises():
+    """JAX's array serialization and Orbax both raise ``Checkpoint path should be absolute. Got …``: from text,
+    with no frame to tell them apart, both raises are candidates on one scale (JAX's first, the tie kept), the
+    path (one token, however long) counted as the run's value, not as words either chose."""
+    pytest.importorskip("orbax.checkpoint")
+    d = jaxerrs.diagnose_text("ValueError: Checkpoint path should be absolute. Got "
+                              "checkpoints/experiments/model_with_a_long_name/best/3193/default")
+    assert d.is_jax and d.record is None and d.confidence < 0.5
+    paths = [c.site.path for c in d.candidates if c.site is not None]
+    assert any(p.startswith("jax/") for p in paths) and any(p.startswith("orbax/checkpoint/") for p in paths)
+    assert d.site is not None and d.site.path == paths[0]

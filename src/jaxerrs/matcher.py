@@ -197,8 +197,9 @@ def _strong_text_match(m: templates.Match | None, cls_ok: bool) -> bool:
         return False
     if m.coverage >= TEXT_MIN_COVERAGE or (m.start == 0 and m.literal >= 40) or m.literal >= 60:
         return True
-    # Short run-specific values (names, shapes, numbers) are not words JAX chose; long holes may be prose.
-    values = sum(len(v) for v in m.values.values() if len(v) <= 40)
+    # Run-specific values (names, shapes, numbers, a path of any length: one token) are not words JAX chose;
+    # long holes with spaces may be prose.
+    values = sum(len(v) for v in m.values.values() if len(v) <= 40 or not any(c.isspace() for c in v.strip()))
     return m.literal >= 30 and m.literal / max(1, m.length - values) >= 0.6
 
 
@@ -341,9 +342,10 @@ def _record_refs_split(cat: catalog_mod.Catalog, rec: Record, message: str) -> t
     return fits, rest
 
 
-def _text_ranking(ev: Evidence, cat: catalog_mod.Catalog, site_hits: list,
-                  rec_hits: list[_RecordHit]) -> list[tuple[float, SiteRef, Record | None]]:
-    """Without a raise frame: catalog sites and the sites of matched records on one scale, best first."""
+def _text_ranking(ev: Evidence, cat: catalog_mod.Catalog, site_hits: list, rec_hits: list[_RecordHit],
+                  lib_hits: list[tuple[float, SiteRef]] = ()) -> list[tuple[float, SiteRef, Record | None]]:
+    """Without a raise frame: catalog sites, the installed libraries' raises and the sites of matched records on
+    one scale, best first (JAX's raise first where a library's words it alike)."""
     best: dict[tuple[str, str], tuple[float, SiteRef, Record | None]] = {}
 
     def add(score: float, ref: SiteRef, rec: Record | None) -> None:
@@ -356,6 +358,8 @@ def _text_ranking(ev: Evidence, cat: catalog_mod.Catalog, site_hits: list,
 
     for sc, s, _m in site_hits:
         add(sc, SiteRef.of(s, cat.jax_version), None)
+    for sc, ref in lib_hits:
+        add(sc, ref, None)
     for h in rec_hits:
         if h.pattern is None:
             continue
@@ -749,6 +753,16 @@ def _library_catalog(library: str | None) -> catalog_mod.Catalog | None:
 def _library_ref(s: catalog_mod.Site, lib: catalog_mod.Catalog, jax_version: str) -> SiteRef:
     """A raise of an installed library as a site, with the library's version beside JAX's."""
     return SiteRef(s.path, s.line, s.function, jax_version, s.exc_class, s.template, library_version=lib.jax_version)
+
+
+def _library_site_hits(ev: Evidence, classes: set[str]) -> list[tuple[float, SiteRef]]:
+    """The installed libraries' raises whose template matches the message, scored as JAX's are (``_site_hits``)."""
+    try:
+        cats = _library_catalogs()
+    except Exception:  # noqa: BLE001 - the libraries' raises are extra knowledge
+        return []
+    return [(_match_quality(m, _canon(s.class_name) in classes), _library_ref(s, lib, _installed_jax()))
+            for lib in cats for s, m in _template_matches(lib, ev.match_text)]
 
 
 def _library_text_hit(ev: Evidence, classes: set[str]) -> tuple[float, str, SiteRef, str] | None:
@@ -1242,9 +1256,13 @@ def _rank_candidates(c: _Case) -> None:
         cut = _cut_short(ev, c.classes)
         c.rec_hits = cut or c.rec_hits  # a record quoting only a clause stays a candidate if none starts so
     # Text or filtered frames: catalog templates and curated records compete on one scale.
-    c.ranking = _text_ranking(ev, cat, c.site_hits, c.rec_hits) if c.site is None and not c.no_guess else []
+    if c.site is None and not c.no_guess:
+        lib_hits = _library_site_hits(ev, c.classes) if ev.source == "text" else []
+        c.ranking = _text_ranking(ev, cat, c.site_hits, c.rec_hits, lib_hits)
     if c.ranking:
         c.site = c.ranking[0][1]
+        if c.site.library_version:  # a library's raise words it best: the error came through that library
+            c.eco = c.eco or c.site.path.split("/", 1)[0]
         c.how = "record" if c.ranking[0][2] is not None else "message template"
         c.rec_hits = _record_hits(ev, c.site, c.classes, c.eco) or cut
         if (c.ranking[0][2] is None and c.site_hits and all(m is None for _sc, _s, m in c.site_hits)
