@@ -63,6 +63,16 @@ def _run(code: str) -> BaseException | None:
     return _run_checked(code, "")[0]
 
 
+def _compiled(code: str, name: str) -> types.CodeType:
+    """``code`` compiled as ``name``, its source kept in ``linecache`` as IPython keeps a cell's: code that reads
+    its own source (``inspect.getsource``: ``chex.assert_max_traces`` keys its counter by it) runs as in a
+    notebook, and its frames show their lines."""
+    import linecache
+
+    linecache.cache[name] = (len(code), None, code.splitlines(keepends=True), name)
+    return compile(code, name, "exec", dont_inherit=True)
+
+
 def _run_checked(code: str, check: str) -> tuple[BaseException | None, BaseException | None]:
     """Run ``code``, then ``check`` in the same namespace (each once): (what code raised, what check raised).
     The check does not run when the code raised. JAX config flags the two changed are restored."""
@@ -83,12 +93,12 @@ def _run_checked(code: str, check: str) -> tuple[BaseException | None, BaseExcep
     sys.modules[module.__name__] = module
     try:
         try:
-            exec(compile(code, "<reproducer>", "exec", dont_inherit=True), namespace)
+            exec(_compiled(code, "<reproducer>"), namespace)
         except Exception as e:  # noqa: BLE001 - any error is the answer
             return e, None
         if check:
             try:
-                exec(compile(check, "<check>", "exec", dont_inherit=True), namespace)
+                exec(_compiled(check, "<check>"), namespace)
             except Exception as e:  # noqa: BLE001
                 return None, e
         return None, None
