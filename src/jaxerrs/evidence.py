@@ -398,8 +398,9 @@ _VSCODE = re.compile(r"^Exception has occurred: (?P<cls>[\w.]+)\s*$")
 _MD_LINK = re.compile(r"\[(?P<path>[^\]\n]+)\]\(https?://[^)\s]*\)")
 
 
-_PYTEST_LOC = re.compile(r"^(?P<file>(?:[A-Za-z]:)?[^\s:][^:]*\.py):(?P<line>\d+): ?(?:in (?P<func>[\w.<>]+)|[\w.]+)?\s*$")
-_PYTEST_SEP = re.compile(r"^(?:_ ){3,}_?\s*$")
+# pytest's frame location: "path.py:12: in fn", "path.py:12: " or, innermost, "path.py:12: TypeError".
+_PYTEST_LOC = re.compile(r"^(?P<file>(?:[A-Za-z]:)?[^\s:][^:]*\.py):(?P<line>\d+): ?"
+                         r"(?:in (?P<func>[\w.<>]+)|[\w.]+)?\s*$")
 _CARETS = re.compile(r"^\s*[\^~]+\s*$")  # Python 3.11's marks under the part of a line that raised
 _DEF = re.compile(r"^\s*(?:async\s+)?def\s+(?P<name>\w+)\s*\(")
 

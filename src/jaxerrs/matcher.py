@@ -21,6 +21,7 @@ import linecache
 import math
 import re
 import sys
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -343,7 +344,7 @@ def _record_refs_split(cat: catalog_mod.Catalog, rec: Record, message: str) -> t
 
 
 def _text_ranking(ev: Evidence, cat: catalog_mod.Catalog, site_hits: list, rec_hits: list[_RecordHit],
-                  lib_hits: list[tuple[float, SiteRef]] = ()) -> list[tuple[float, SiteRef, Record | None]]:
+                  lib_hits: Sequence[tuple[float, SiteRef]] = ()) -> list[tuple[float, SiteRef, Record | None]]:
     """Without a raise frame: catalog sites, the installed libraries' raises and the sites of matched records on
     one scale, best first (JAX's raise first where a library's words it alike)."""
     best: dict[tuple[str, str], tuple[float, SiteRef, Record | None]] = {}
