@@ -245,3 +245,14 @@ def test_jaxerr_draft_magic_writes_the_skeleton_of_the_last_error(shell, tmp_pat
     rec = from_dict(tomllib.loads(out.read_text()), "draft.toml")
     assert 'norm="orth"' in rec.reproducer and rec.sites[0].function == "_fft_norm"
     assert "`norm` does not equal `'backward'`" in rec.explanation
+
+
+def test_a_wrapper_another_module_imported_is_not_the_api(shell):
+    """Orbax imports ``jax.experimental.colocated_python.func``, which imports ``api_boundary`` for its own use:
+    the wrapper whose closure every JAX API's frames run through in a notebook. The API named is still the one
+    the user called (it was ``…colocated_python.func.api_boundary`` once such a module was imported)."""
+    pytest.importorskip("jax.experimental.colocated_python.func")
+    shell.run_cell("import jax.experimental.colocated_python.func\nimport jax.numpy as jnp\nimport jaxerrs")
+    shell.run_cell("try:\n    jnp.linalg.inv(jnp.ones((2, 3)))\nexcept Exception as e:\n"
+                   "    _api = jaxerrs.diagnose(e).to_dict()['api']")
+    assert shell.user_ns["_api"]["name"] == "jax.numpy.linalg.inv"

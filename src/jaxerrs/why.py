@@ -242,11 +242,13 @@ class _Index:
     by_qualname: dict[tuple[str, str], tuple[str, Any]] = field(default_factory=dict)
     classes: list[tuple[str, type]] = field(default_factory=list)
 
-    def add(self, name: str, obj: Any) -> None:
+    def add(self, name: str, obj: Any, closures: bool = True) -> None:
         code = _code(obj)
         if code is not None and code not in self.by_code:
             self.by_code[code] = (name, obj)
-            self.by_qualname.setdefault((code.co_filename, getattr(code, "co_qualname", code.co_name)), (name, obj))
+            if closures:
+                self.by_qualname.setdefault((code.co_filename, getattr(code, "co_qualname", code.co_name)),
+                                            (name, obj))
 
 
 def _public_modules() -> tuple[str, ...]:
@@ -260,6 +262,14 @@ def _public_modules_among(_count: int) -> tuple[str, ...]:  # recomputed when mo
     extra = sorted(m for m in list(sys.modules) if m.startswith("jax.") and m not in PUBLIC_MODULES
                    and not any(part.startswith("_") for part in m.split(".")) and ".tests" not in m)
     return tuple(m for m in (*PUBLIC_MODULES, *extra) if m in sys.modules)
+
+
+def _mirrored(obj: Any, modname: str) -> bool:
+    """Whether ``obj`` comes from the module ``modname`` mirrors (``jax.nn.initializers`` re-exports
+    ``jax._src.nn.initializers``), or from that module itself. Only then does a closure defined in it stand for it:
+    another module may have imported a wrapper for its own use (``jax.experimental.colocated_python.func`` imports
+    ``api_boundary``, whose closure every JAX API's frames run through), and that is nobody's API."""
+    return str(getattr(obj, "__module__", "")).replace("._src", "") == modname
 
 
 @lru_cache(maxsize=8)
@@ -290,7 +300,7 @@ def _public_index(loaded: tuple[str, ...]) -> _Index:
                         continue
                     out.add(cname if meth in _CONSTRUCTORS else f"{cname}.{meth}", fn)
                 continue
-            out.add(f"{modname}.{name}", obj)
+            out.add(f"{modname}.{name}", obj, closures=modname in PUBLIC_MODULES or _mirrored(obj, modname))
     return out
 
 
