@@ -79,39 +79,25 @@ def public_names(source: str) -> set[str]:
     names: set[str] = set()
     gone: set[str] = set()
 
-    def visit(body: Sequence[ast.stmt]) -> None:
-        for st in body:
-            if isinstance(st, (ast.Import, ast.ImportFrom)):
-                for a in st.names:
-                    if a.name != "*":
-                        names.add(a.asname or a.name.split(".")[0])
-            elif isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                names.add(st.name)
-                if st.name == "__getattr__" and not isinstance(st, ast.ClassDef):
-                    names.update(_shim_names(st) or ())
-            elif isinstance(st, (ast.Assign, ast.AnnAssign)):
-                targets = st.targets if isinstance(st, ast.Assign) else [st.target]
-                for t in targets:
-                    for n in ast.walk(t):
-                        if isinstance(n, ast.Name):
-                            names.add(n.id)
-                            if n.id == "_deprecations" and st.value is not None:
-                                kept, removed = _deprecated(st.value)
-                                names.update(kept)
-                                gone.update(removed)
-            elif isinstance(st, ast.If):
-                visit(st.body)
-                visit(st.orelse)
-            elif isinstance(st, ast.Try):
-                visit(st.body)
-                for h in st.handlers:
-                    visit(h.body)
-                visit(st.orelse)
-                visit(st.finalbody)
-            elif isinstance(st, ast.With):
-                visit(st.body)
-
-    visit(tree.body)
+    for st in _top_level(tree.body):
+        if isinstance(st, (ast.Import, ast.ImportFrom)):
+            for a in st.names:
+                if a.name != "*":
+                    names.add(a.asname or a.name.split(".")[0])
+        elif isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(st.name)
+            if st.name == "__getattr__" and not isinstance(st, ast.ClassDef):
+                names.update(_shim_names(st) or ())
+        elif isinstance(st, (ast.Assign, ast.AnnAssign)):
+            targets = st.targets if isinstance(st, ast.Assign) else [st.target]
+            for t in targets:
+                for n in ast.walk(t):
+                    if isinstance(n, ast.Name):
+                        names.add(n.id)
+                        if n.id == "_deprecations" and st.value is not None:
+                            kept, removed = _deprecated(st.value)
+                            names.update(kept)
+                            gone.update(removed)
     return {n for n in names - gone if not n.startswith("_")}
 
 

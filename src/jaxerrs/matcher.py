@@ -756,14 +756,21 @@ def _library_ref(s: catalog_mod.Site, lib: catalog_mod.Catalog, jax_version: str
     return SiteRef(s.path, s.line, s.function, jax_version, s.exc_class, s.template, library_version=lib.jax_version)
 
 
-def _library_site_hits(ev: Evidence, classes: set[str]) -> list[tuple[float, SiteRef]]:
-    """The installed libraries' raises whose template matches the message, scored as JAX's are (``_site_hits``)."""
+def _library_site_hits(ev: Evidence, classes: set[str]) -> list[tuple[float, bool, str, SiteRef]]:
+    """The installed libraries' raises whose template matches the message: (quality, scored as JAX's are
+    (``_site_hits``); whether it words the message as closely as JAX's own must (``_strong_text_match``); the
+    library; the site)."""
     try:
         cats = _library_catalogs()
     except Exception:  # noqa: BLE001 - the libraries' raises are extra knowledge
         return []
-    return [(_match_quality(m, _canon(s.class_name) in classes), _library_ref(s, lib, _installed_jax()))
-            for lib in cats for s, m in _template_matches(lib, ev.match_text)]
+    out = []
+    for lib in cats:
+        for s, m in _template_matches(lib, ev.match_text):
+            cls_ok = _canon(s.class_name) in classes
+            out.append((_match_quality(m, cls_ok), _strong_text_match(m, cls_ok), lib.package,
+                        _library_ref(s, lib, _installed_jax())))
+    return out
 
 
 def _library_text_hit(ev: Evidence, classes: set[str]) -> tuple[float, str, SiteRef, str] | None:
@@ -771,20 +778,8 @@ def _library_text_hit(ev: Evidence, classes: set[str]) -> tuple[float, str, Site
     so as closely as JAX's own must (``_strong_text_match``): an installed library's raise first, else one of
     the releases its history index knows (``history.LIBRARY_SOURCES``: wordings the installed release changed,
     or a library not installed here), with a note naming them. None otherwise."""
-    best: tuple[float, str, SiteRef, str] | None = None
-    try:
-        cats = _library_catalogs()
-    except Exception:  # noqa: BLE001 - the libraries' raises are extra knowledge
-        cats = ()
-    for lib in cats:
-        for s in lib.text_candidates(ev.match_text):
-            m = templates.match(s.template or "", ev.match_text)
-            cls_ok = _canon(s.class_name) in classes
-            if m is not None and _strong_text_match(m, cls_ok):
-                q = _match_quality(m, cls_ok)
-                if best is None or q > best[0]:
-                    best = (q, lib.package, _library_ref(s, lib, _installed_jax()), "")
-    return best or _library_history_hit(ev)
+    close = [(q, lib, ref, "") for q, strong, lib, ref in _library_site_hits(ev, classes) if strong]
+    return max(close, key=lambda t: t[0], default=None) or _library_history_hit(ev)
 
 
 def _library_history_hit(ev: Evidence) -> tuple[float, str, SiteRef, str] | None:
@@ -1258,7 +1253,8 @@ def _rank_candidates(c: _Case) -> None:
         c.rec_hits = cut or c.rec_hits  # a record quoting only a clause stays a candidate if none starts so
     # Text or filtered frames: catalog templates and curated records compete on one scale.
     if c.site is None and not c.no_guess:
-        lib_hits = _library_site_hits(ev, c.classes) if ev.source == "text" else []
+        lib_hits = ([(q, ref) for q, _close, _lib, ref in _library_site_hits(ev, c.classes)]
+                    if ev.source == "text" else [])
         c.ranking = _text_ranking(ev, cat, c.site_hits, c.rec_hits, lib_hits)
     if c.ranking:
         c.site = c.ranking[0][1]
