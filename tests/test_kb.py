@@ -82,6 +82,21 @@ def test_checker_reports_a_record_whose_reproducer_runs_clean():
     assert "FAIL" in table([res])
 
 
+def test_a_snippets_frames_keep_their_own_lines_after_later_snippets_run():
+    """kb check runs hundreds of snippets in one process. A frame of an earlier one can reach a later traceback
+    (a function or a trace that a library keeps), and IPython's formatter reads its lines from ``linecache`` by the
+    frame's file name: each snippet has a name of its own, as each notebook cell has."""
+    from jaxerrs.kb.verify import _run, ipython_text
+
+    first = _run("import jax.numpy as jnp\n\n\n\n\njnp.ones(3).reshape(2, 2)  # the first snippet's line\n")
+    assert first is not None
+    for _ in range(3):  # later snippets: a comment where the first has its failing line
+        assert _run("x = 1\n\n\n\n\n# nothing runs on this line\nraise ValueError('later')\n") is not None
+    text = ipython_text(first)
+    assert "jnp.ones(3).reshape(2, 2)  # the first snippet's line" in text
+    assert "raise ValueError('later')" not in text
+
+
 def test_a_record_that_kills_its_worker_fails_alone():
     """check() hands records out one at a time: a worker that dies fails its record, and a new one checks the
     rest. Here the worker dies on an id it cannot look up (a record this process made, not in its files)."""

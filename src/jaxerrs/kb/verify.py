@@ -8,6 +8,7 @@ and four host CPU devices for the sharding records, before JAX is imported.
 from __future__ import annotations
 
 import collections
+import itertools
 import json
 import os
 import re
@@ -63,12 +64,20 @@ def _run(code: str) -> BaseException | None:
     return _run_checked(code, "")[0]
 
 
-def _compiled(code: str, name: str) -> types.CodeType:
-    """``code`` compiled as ``name``, its source kept in ``linecache`` as IPython keeps a cell's: code that reads
-    its own source (``inspect.getsource``: ``chex.assert_max_traces`` keys its counter by it) runs as in a
-    notebook, and its frames show their lines."""
+_SNIPPETS = itertools.count(1)
+
+
+def _compiled(code: str, role: str) -> types.CodeType:
+    """``code`` compiled under a name of its own (``<reproducer-12>``), its source kept in ``linecache`` as
+    IPython keeps a cell's: code that reads its own source (``inspect.getsource``: ``chex.assert_max_traces``
+    keys its counter by it) runs as in a notebook, and its frames show their lines.
+
+    The name is new for each snippet, as each cell's is in IPython: a frame of an earlier snippet that reaches a
+    later traceback (a function or a JAX trace kept in a cache) still finds its own lines. Under one shared name
+    it found the later snippet's, and IPython's formatter, looking for its line there, raised."""
     import linecache
 
+    name = f"<{role}-{next(_SNIPPETS)}>"
     linecache.cache[name] = (len(code), None, code.splitlines(keepends=True), name)
     return compile(code, name, "exec", dont_inherit=True)
 
@@ -93,12 +102,12 @@ def _run_checked(code: str, check: str) -> tuple[BaseException | None, BaseExcep
     sys.modules[module.__name__] = module
     try:
         try:
-            exec(_compiled(code, "<reproducer>"), namespace)
+            exec(_compiled(code, "reproducer"), namespace)
         except Exception as e:  # noqa: BLE001 - any error is the answer
             return e, None
         if check:
             try:
-                exec(_compiled(check, "<check>"), namespace)
+                exec(_compiled(check, "check"), namespace)
             except Exception as e:  # noqa: BLE001
                 return None, e
         return None, None
