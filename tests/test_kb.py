@@ -83,18 +83,26 @@ def test_checker_reports_a_record_whose_reproducer_runs_clean():
 
 
 def test_a_snippets_frames_keep_their_own_lines_after_later_snippets_run():
-    """kb check runs hundreds of snippets in one process. A frame of an earlier one can reach a later traceback
-    (a function or a trace that a library keeps), and IPython's formatter reads its lines from ``linecache`` by the
-    frame's file name: each snippet has a name of its own, as each notebook cell has."""
+    """kb check runs hundreds of snippets in one process, and frames of earlier ones reach later tracebacks:
+    checkify raises one module-level exception object for every unfunctionalized check, so its traceback gathers
+    the frames of each snippet that raised it. IPython's formatter reads a frame's lines from ``linecache`` by its
+    file name: each snippet has a name of its own, as each notebook cell has, so every frame shows its own line.
+    (Under one shared name the earlier frames showed the later snippet's lines, or the formatter raised.)"""
+    import re
+
     from jaxerrs.kb.verify import _run, ipython_text
 
-    first = _run("import jax.numpy as jnp\n\n\n\n\njnp.ones(3).reshape(2, 2)  # the first snippet's line\n")
-    assert first is not None
-    for _ in range(3):  # later snippets: a comment where the first has its failing line
-        assert _run("x = 1\n\n\n\n\n# nothing runs on this line\nraise ValueError('later')\n") is not None
-    text = ipython_text(first)
-    assert "jnp.ones(3).reshape(2, 2)  # the first snippet's line" in text
-    assert "raise ValueError('later')" not in text
+    code = ("import jax\nfrom jax.experimental import checkify\n\n@jax.jit\ndef f(x):\n"
+            "    checkify.check(x > 0, 'x must be positive')\n    return x\n\nf(1.0)\n")
+    assert _run(code) is not None
+    later = _run("\n\n\n" + code)  # the same code, three lines lower
+    assert later is not None
+    text = ipython_text(later)
+    frames = re.findall(r"^File (<reproducer-\d+>):(\d+)(, in f\(\))?\n(?:.*\n)*?-+> (\d+) (.*)$", text, re.M)
+    assert len({name for name, *_ in frames}) >= 2, text  # frames of both snippets
+    for _name, line, in_f, arrow, source in frames:
+        assert arrow == line, text
+        assert ("checkify.check(x > 0" in source) if in_f else (source.strip() == "f(1.0)"), text
 
 
 def test_a_record_that_kills_its_worker_fails_alone():
