@@ -275,3 +275,49 @@ def test_first_error_with_no_catalog_yet(tmp_path):
     assert "Unexpected exception formatting exception" not in out
     assert out.count("── jaxerrs: TracerBoolConversionError") == 2, out[-3000:]
     assert "could not explain" not in out
+
+
+CHECKIFY_CELL = ("import jax\nfrom jax.experimental import checkify\n@jax.jit\ndef f(x):\n"
+                 "    checkify.check(x > 0, 'first cell')\n    return x\nf(1.0)\n")
+
+
+def test_an_error_object_raised_again_points_at_the_cell_that_ran(shell):
+    """checkify raises one module-level exception object each time: its traceback keeps the first cell's frames
+    after the second cell's, and its cause is the first cell's. The panel of the second cell names its own line."""
+    shell.run_line_magic("load_ext", "jaxerrs")
+    run(shell, CHECKIFY_CELL)
+    cap, result = run(shell, "@jax.jit\ndef g(y):\n    checkify.check(y < 9, 'second cell')\n    return y\n\n"
+                             "g(3.0)  # the second cell's call\n")
+    assert "Cannot abstractly evaluate a checkify.check" in str(result.error_in_exec)
+    panel = cap.stdout[cap.stdout.index("── jaxerrs:"):]
+    yours = panel[panel.index("In your code"):panel.index("What it means")]
+    assert "g(3.0)  # the second cell's call" in yours, yours
+    assert "first cell" not in yours
+
+
+def test_older_traceback_entries_of_the_same_raise_are_kept():
+    """``raise e`` of an error caught in the same frame, and an error a ``Future`` re-raises from its worker
+    thread, keep the frames below: the first raise is where the error was made."""
+    import concurrent.futures
+
+    import jax.numpy as jnp
+
+    from jaxerrs.evidence import from_exception, raised_before
+
+    def reshape():
+        return jnp.ones(3).reshape(2, 2)
+
+    def again():
+        try:
+            reshape()
+        except TypeError as e:
+            raise e
+
+    for call in (again, lambda: concurrent.futures.ThreadPoolExecutor(1).submit(reshape).result()):
+        try:
+            call()
+        except TypeError as e:
+            ev = from_exception(e)
+            assert not raised_before(e)
+            assert ev.raise_frame is not None and ev.raise_frame.kind == "jax"
+            assert any(f.function.endswith("reshape") and f.kind == "user" for f in ev.frames)

@@ -9,6 +9,7 @@ import sys
 import sysconfig
 from dataclasses import dataclass, field
 from functools import lru_cache
+from types import TracebackType
 
 DOCS_LINK = re.compile(r"\n?See (https://(?:docs\.jax\.dev|jax\.readthedocs\.io)/\S+)\s*$")
 # JAX's quiet_remove_frames mode appends this note; the frames it speaks of are gone.
@@ -234,11 +235,11 @@ def ecosystem_of_values(ev: Evidence, limit: int = 400) -> str | None:
     exc = ev.exc
     if exc is None:
         return None
-    tb = exc.__traceback__
     seen = 0
-    while tb is not None and seen < limit:
+    for tb in traceback_entries(exc):
+        if seen >= limit:
+            break
         frame = tb.tb_frame
-        tb = tb.tb_next
         if frame_kind(frame.f_code.co_filename) != "jax":
             continue
         try:
@@ -287,10 +288,64 @@ def _safe_str(exc: BaseException) -> str:
     return text
 
 
-def _tb_frames(tb) -> list[Frame]:  # noqa: ANN001 - a traceback object
+MAX_TB_ENTRIES = 5000
+
+
+def traceback_entries(exc: BaseException | None) -> list[TracebackType]:
+    """The entries of ``exc``'s traceback, outermost first, that this raise of it added.
+
+    An exception object raised again keeps its old traceback and gains new entries in front: checkify raises one
+    module-level ``ValueError`` for every check it cannot stage, so the second cell that hits it shows the first
+    cell's frames after its own, and its ``JaxStackTraceBeforeTransformation`` cause is the first cell's. The old
+    part starts after an entry that stopped at a ``raise`` (nothing deeper belongs to that propagation), with a
+    frame that walks again the code of a frame before it (IPython's ``run_code`` of an earlier cell). A ``raise e``
+    that continues in a frame already shown (JAX re-raising with a filtered traceback) and an error kept by a
+    ``Future`` (a worker thread's frames, none walked before) keep their older entries."""
+    entries: list[TracebackType] = []
+    codes: set[object] = set()
+    frames: set[int] = set()
+    tb = getattr(exc, "__traceback__", None)
+    while tb is not None and len(entries) < MAX_TB_ENTRIES:
+        frame = tb.tb_frame
+        if (entries and frame.f_code in codes and id(frame) not in frames and _stopped_at_raise(entries[-1])):
+            break
+        codes.add(frame.f_code)
+        frames.add(id(frame))
+        entries.append(tb)
+        tb = tb.tb_next
+    return entries
+
+
+def raised_before(exc: BaseException | None) -> bool:
+    """Whether ``exc`` is an exception object raised again: its traceback holds an earlier raise's entries, and
+    what it was chained to then (``__cause__``, ``__context__``) may be that raise's."""
+    entries = traceback_entries(exc)
+    return bool(entries) and entries[-1].tb_next is not None and len(entries) < MAX_TB_ENTRIES
+
+
+def cause_of(exc: BaseException | None) -> BaseException | None:
+    """``exc.__cause__``, unless it may be an earlier raise's (``raised_before``)."""
+    return None if exc is None or raised_before(exc) else exc.__cause__
+
+
+@lru_cache(maxsize=1)
+def _raise_opcodes() -> frozenset[int]:
+    import dis
+
+    return frozenset(dis.opmap[name] for name in ("RAISE_VARARGS", "RERAISE") if name in dis.opmap)
+
+
+def _stopped_at_raise(tb: TracebackType) -> bool:
+    """Whether the entry's frame stopped at a ``raise`` (not at a call into a deeper frame)."""
+    try:
+        return tb.tb_frame.f_code.co_code[tb.tb_lasti] in _raise_opcodes()
+    except (IndexError, AttributeError):
+        return False
+
+
+def _tb_frames(entries: list[TracebackType]) -> list[Frame]:
     frames = []
-    seen = 0
-    while tb is not None and seen < 5000:
+    for tb in entries:
         f = tb.tb_frame
         code = f.f_code
         name = getattr(code, "co_qualname", code.co_name)
@@ -299,8 +354,6 @@ def _tb_frames(tb) -> list[Frame]:  # noqa: ANN001 - a traceback object
         except Exception:  # noqa: BLE001
             hidden = False
         frames.append(Frame(code.co_filename, tb.tb_lineno, name, frame_kind(code.co_filename), "", hidden))
-        tb = tb.tb_next
-        seen += 1
     return frames
 
 
@@ -321,11 +374,11 @@ def from_exception(exc: BaseException) -> Evidence:
     message, url = split_message(raw[:MAX_MESSAGE])
     notes = [n for n in (getattr(exc, "__notes__", None) or []) if isinstance(n, str)]
     frames_removed = any(FILTER_NOTE in n for n in notes)
-    frames = _tb_frames(exc.__traceback__)
-    cause = exc.__cause__
+    frames = _tb_frames(traceback_entries(exc))
+    cause = cause_of(exc)
     # remove_frames mode: the full traceback hangs on an UnfilteredStackTrace cause.
     if cause is not None and type(cause).__name__ == "UnfilteredStackTrace":
-        frames = _tb_frames(cause.__traceback__) or frames
+        frames = _tb_frames(traceback_entries(cause)) or frames
         frames_removed = False
     ev = Evidence(
         exc_class=cls.__name__,
@@ -344,7 +397,7 @@ def from_exception(exc: BaseException) -> Evidence:
     ev.raise_frame, ev.user_frame = _locate(frames)
     # Errors raised while lowering carry JaxStackTraceBeforeTransformation: its frames show the user's line.
     if cause is not None and type(cause).__name__ == "JaxStackTraceBeforeTransformation":
-        before = _tb_frames(cause.__traceback__)
+        before = _tb_frames(traceback_entries(cause))
         user = next((f for f in reversed(before) if f.kind == "user" and not _is_ipython(f)), None)
         if user is not None:
             ev.user_frame = user

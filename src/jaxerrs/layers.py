@@ -8,8 +8,10 @@ Only facts read from those objects are stated; nothing is guessed about which la
 
 from __future__ import annotations
 
-from types import FrameType, TracebackType
+from types import FrameType
 from typing import Any
+
+from jaxerrs.evidence import traceback_entries
 
 # (module prefix of the layer's class, attribute with the expected input size, name of the input argument)
 _LAYERS = (
@@ -19,14 +21,6 @@ _LAYERS = (
     ("equinox.nn", "in_channels", ("x",)),
 )
 _MAX_FRAMES = 400
-
-
-def _frames(tb: TracebackType | None) -> list[FrameType]:
-    out = []
-    while tb is not None and len(out) < _MAX_FRAMES:
-        out.append(tb.tb_frame)
-        tb = tb.tb_next
-    return out
 
 
 def _layer_kind(obj: Any) -> tuple[str, tuple[str, ...]] | None:
@@ -75,7 +69,7 @@ def layer_notes(exc: BaseException | None) -> list[str]:
     """Notes for a shape error raised inside a Flax NNX or Equinox layer: the layer, what it expects, what it got."""
     if exc is None:
         return []
-    frames = _frames(exc.__traceback__)
+    frames = [tb.tb_frame for tb in traceback_entries(exc)][:_MAX_FRAMES]
     for i, frame in enumerate(frames):
         if frame.f_code.co_name != "__call__":
             continue

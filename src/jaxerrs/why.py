@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from jaxerrs.evidence import cause_of, traceback_entries
 from jaxerrs.guards import Guard
 
 if TYPE_CHECKING:
@@ -128,14 +129,13 @@ def raising_frame(d: Diagnosis) -> types.FrameType | None:
     ev, site = d.evidence, d.site
     if ev.exc is None or site is None:
         return None
-    for e in (ev.exc, ev.exc.__cause__):
-        tb, found = getattr(e, "__traceback__", None), []
-        while tb is not None:
+    for e in (ev.exc, cause_of(ev.exc)):
+        found = []
+        for tb in traceback_entries(e):
             code = tb.tb_frame.f_code
             if code.co_filename.replace("\\", "/").endswith("/" + site.path) and \
                     getattr(code, "co_qualname", code.co_name) == site.function:
                 found.append(tb.tb_frame)
-            tb = tb.tb_next
         if found:
             return found[-1]
     return None
@@ -360,11 +360,8 @@ def _api(d: Diagnosis, guard: Guard | None) -> tuple[dict[str, Any], str] | None
     if ev.exc is None:
         return None
     frames = []
-    for e in (ev.exc, ev.exc.__cause__):
-        tb = getattr(e, "__traceback__", None)
-        while tb is not None:
-            frames.append(tb.tb_frame)
-            tb = tb.tb_next
+    for e in (ev.exc, cause_of(ev.exc)):
+        frames.extend(tb.tb_frame for tb in traceback_entries(e))
         if frames:
             break
     uf = ev.user_frame

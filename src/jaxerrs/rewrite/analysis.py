@@ -868,6 +868,7 @@ def defining_context(ctx: Context, value: Any) -> Context | None:
 def ran_context(ctx: Context) -> Context | None:
     """A context for the cell that ran, when ``ctx`` is of an earlier cell whose code it called (``ctx.ran``):
     the jit or the call that belongs to the failing function may be written there."""
+    from jaxerrs.evidence import traceback_entries
     from jaxerrs.rewrite.context import Context, cell_source, is_cell
 
     if not ctx.ran or ctx.exc is None:
@@ -875,9 +876,7 @@ def ran_context(ctx: Context) -> Context | None:
     memo = _analysis(ctx).cells
     if "<ran>" not in memo:
         other = None
-        tb = ctx.exc.__traceback__
-        while tb is not None and not is_cell(tb.tb_frame.f_code.co_filename):
-            tb = tb.tb_next
+        tb = next((t for t in traceback_entries(ctx.exc) if is_cell(t.tb_frame.f_code.co_filename)), None)
         source = cell_source(tb.tb_frame.f_code.co_filename) if tb is not None else None
         if source and source.strip() != ctx.source.strip() and len(source) <= 200_000:
             other = Context(source=source, line=None, error_class=ctx.error_class, message=ctx.message,

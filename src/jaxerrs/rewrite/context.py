@@ -19,6 +19,8 @@ import libcst as cst
 import libcst.matchers as m
 from libcst.metadata import MetadataWrapper, ParentNodeProvider, PositionProvider, ScopeProvider
 
+from jaxerrs.evidence import raised_before, traceback_entries
+
 if TYPE_CHECKING:
     from jaxerrs.diagnosis import Diagnosis
 
@@ -306,16 +308,19 @@ def add_imports(module: cst.Module, statements: list[str]) -> cst.Module:
     return module.with_changes(body=body[:at] + new + rest)
 
 
+def _chain(exc: BaseException) -> tuple[BaseException | None, ...]:
+    """``exc`` and what it is chained to, unless it was raised before (then those may be that raise's)."""
+    return (exc,) if raised_before(exc) else (exc, exc.__cause__, exc.__context__)
+
+
 def _user_tb_frame(exc: BaseException, filename: str, lineno: int) -> Any:
     """The live frame of ``exc``'s traceback (or its unfiltered cause) at ``filename:lineno``."""
-    for e in (exc, exc.__cause__, exc.__context__):
-        tb = getattr(e, "__traceback__", None)
+    for e in _chain(exc):
         found = None
-        while tb is not None:
+        for tb in traceback_entries(e):
             f = tb.tb_frame
             if f.f_code.co_filename == filename and tb.tb_lineno == lineno and f.f_globals:
                 found = f
-            tb = tb.tb_next
         if found is not None:
             return found
     return None
@@ -327,12 +332,11 @@ def _file_globals(exc: BaseException, filename: str) -> dict[str, Any] | None:
     Errors raised while JAX transposes or lowers carry stand-in frames (JaxStackTraceBeforeTransformation)
     with the right file and line but empty globals and locals.
     """
-    for e in (exc, exc.__cause__, exc.__context__):
-        tb, found = getattr(e, "__traceback__", None), None
-        while tb is not None:
+    for e in _chain(exc):
+        found = None
+        for tb in traceback_entries(e):
             if tb.tb_frame.f_code.co_filename == filename and tb.tb_frame.f_globals:
                 found = tb.tb_frame.f_globals
-            tb = tb.tb_next
         if found is not None:
             return found
     return None
