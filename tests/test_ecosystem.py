@@ -166,6 +166,24 @@ def test_frozen_equinox_module_is_explained(shell):
     assert d.is_jax and d.ecosystem == "equinox" and d.record.id == "equinox-frozen-module-field"
 
 
+@pytest.mark.parametrize("code, library, line", [
+    ("import jax.numpy as jnp, optax\nfrom flax.training import train_state\n"
+     "state = train_state.TrainState.create(apply_fn=None, params={'w': jnp.ones(2)}, tx=optax.sgd(0.1))\n"
+     "state.params = {'w': jnp.zeros(2)}", "flax", 4),
+    ("import jax.numpy as jnp, chex\n\n@chex.dataclass(frozen=True)\nclass C:\n    n: jnp.ndarray\n\n"
+     "c = C(n=jnp.array(0))\nc.n = jnp.array(1)", "chex", 8),
+])
+def test_a_frozen_library_dataclass_is_explained_at_the_users_line(shell, code, library, line):
+    """Python's dataclasses module writes the ``__setattr__`` that raises (a ``<string>`` frame); the instance
+    it ran on is a library's (a Flax ``TrainState``, a chex dataclass), so it is that library's error, no raise
+    site is named for it, and the user's line is the assignment."""
+    pytest.importorskip(library)
+    _, _, d = _cell(shell, code)
+    assert d.is_jax and d.ecosystem == library and d.record.id == "frozen-dataclass-field-assignment"
+    assert d.site is None
+    assert d.evidence.user_frame is not None and d.evidence.user_frame.lineno == line
+
+
 def test_library_class_on_the_final_line_is_a_jax_error():
     d = jaxerrs.diagnose_text(
         'flax.errors.ScopeParamShapeError: For parameter "kernel" in "/", the given initializer is expected to '

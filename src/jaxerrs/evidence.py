@@ -53,6 +53,8 @@ class Evidence:
     # The pasted message with lines a terminal may have cut at its width joined back (``_unwrap``); None
     # when no line is that long. Which reading JAX's words fit better, the matcher decides.
     unwrapped: str | None = field(default=None, repr=False, compare=False)
+    # Live: the library whose class the raising code was generated for (a frozen dataclass's ``__setattr__``).
+    generated_for: str | None = None
 
     @property
     def match_text(self) -> str:
@@ -207,6 +209,8 @@ def ecosystem_origin(ev: Evidence) -> str | None:
     for c in ev.classes or [ev.exc_class]:
         if c in _ECOSYSTEM_CLASSES:
             return _ECOSYSTEM_CLASSES[c]
+    if ev.generated_for is not None:
+        return ev.generated_for
     rf = ev.raise_frame
     lib = frame_library(rf) if rf is not None else None
     if lib is None and ev.source == "text" and rf is None:
@@ -262,6 +266,33 @@ def _library_of_type(cls: type) -> str | None:
         if top in ECOSYSTEM:
             return top
     return None
+
+
+def _library_of_class(cls: type) -> str | None:
+    """The library a class belongs to: one of its bases is the library's, or the library's decorator gave it
+    methods (``flax.struct.dataclass`` adds ``replace``, ``chex.dataclass`` ``replace``, ``to_tuple``, …)."""
+    lib = _library_of_type(cls)
+    if lib is not None:
+        return lib
+    try:
+        methods = [v for v in vars(cls).values() if callable(v)]
+    except TypeError:
+        return None
+    tops = {(getattr(v, "__module__", "") or "").split(".")[0] for v in methods}
+    return next((lib for lib in ECOSYSTEM if lib in tops), None)
+
+
+def _generated_for(tb: TracebackType) -> str | None:
+    """The library whose class a raise in generated code (``<string>``: the ``__setattr__`` of a frozen dataclass)
+    was generated for, read from the instance it ran on."""
+    frame = tb.tb_frame
+    if frame.f_code.co_filename != "<string>":
+        return None
+    try:
+        obj = frame.f_locals.get("self")
+    except Exception:  # noqa: BLE001 - a frame whose locals cannot be read tells nothing
+        return None
+    return _library_of_class(type(obj)) if obj is not None else None
 
 
 def _installed(f: Frame) -> bool:
@@ -374,7 +405,8 @@ def from_exception(exc: BaseException) -> Evidence:
     message, url = split_message(raw[:MAX_MESSAGE])
     notes = [n for n in (getattr(exc, "__notes__", None) or []) if isinstance(n, str)]
     frames_removed = any(FILTER_NOTE in n for n in notes)
-    frames = _tb_frames(traceback_entries(exc))
+    entries = traceback_entries(exc)
+    frames = _tb_frames(entries)
     cause = cause_of(exc)
     # remove_frames mode: the full traceback hangs on an UnfilteredStackTrace cause.
     if cause is not None and type(cause).__name__ == "UnfilteredStackTrace":
@@ -395,6 +427,12 @@ def from_exception(exc: BaseException) -> Evidence:
         exc=exc,
     )
     ev.raise_frame, ev.user_frame = _locate(frames)
+    if ev.raise_frame is not None and ev.raise_frame.filename == "<string>" and frames and not frames_removed:
+        ev.generated_for = _generated_for(entries[frames.index(ev.raise_frame)])
+        if ev.generated_for is not None:  # code a library's class was given: the user's frame is the caller's
+            at = frames.index(ev.raise_frame)
+            ev.user_frame = next((f for f in reversed(frames[:at]) if f.kind == "user" and not _is_ipython(f)
+                                  and not _installed(f) and f.filename != "<string>"), None)
     # Errors raised while lowering carry JaxStackTraceBeforeTransformation: its frames show the user's line.
     if cause is not None and type(cause).__name__ == "JaxStackTraceBeforeTransformation":
         before = _tb_frames(traceback_entries(cause))

@@ -1206,6 +1206,9 @@ def _site_from_frames(c: _Case) -> None:
     if c.lib_site is not None:
         c.site, c.how = c.lib_site, "raise site"
         return
+    if ev.generated_for is not None:  # code Python generated for a library's class raised: no raise site to name
+        c.no_guess = True
+        return
     if rf is None or rf.kind != "jax" or ev.frames_removed:
         return
     function = _qualname_at(cat, rf.jax_path or "", rf.lineno, rf.function) if ev.source == "text" else rf.function

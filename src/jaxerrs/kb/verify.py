@@ -156,6 +156,12 @@ def _raised(exc: BaseException | None, record: Record) -> str:
     return "ok" if _class_ok(exc, record) else f"raised {type(exc).__name__}: {str(exc)[:200]}"
 
 
+def _library_frame(f: Any) -> bool:
+    from jaxerrs.evidence import frame_library
+
+    return frame_library(f) is not None
+
+
 def _home(d: Any, record: Record) -> str:
     """"ok" when the diagnosis names this record first.
 
@@ -168,11 +174,16 @@ def _home(d: Any, record: Record) -> str:
     if (record.requires and d.is_jax and d.record is not None and not d.record.requires
             and d.ecosystem != record.library):
         return "ok"
-    # Python's own words (a frozen dataclass) without the library's frames are rightly not claimed.
-    if record.requires and not d.is_jax and d.ecosystem is None and not d.evidence.frames:
-        from jaxerrs.matcher import _foreign
+    # Python's own words (a frozen dataclass) without JAX's or the library's frames are rightly not claimed: a
+    # bare final line, or frames of the user's code and of the code Python generated for a class (``<string>``).
+    # A library's record may quote more than Python's words; any record whose pattern spells no more may.
+    if (not d.is_jax and d.ecosystem is None
+            and not any(f.kind == "jax" or _library_frame(f) for f in d.evidence.frames)):
+        from jaxerrs.matcher import _foreign, _letters
 
-        if _foreign(d.evidence.match_text):
+        specific = max((_letters(p) for p in record.patterns), default=0)
+        if ((record.requires and not d.evidence.frames and _foreign(d.evidence.match_text))
+                or _foreign(d.evidence.match_text, specific)):
             return "ok"
     return f"got {d.record.id if d.record else None} (is_jax={d.is_jax})"
 
