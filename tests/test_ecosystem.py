@@ -192,6 +192,20 @@ def test_library_class_on_the_final_line_is_a_jax_error():
     assert d.record is not None and d.record.id == "flax-linen-param-shape-mismatch"
 
 
+@pytest.mark.parametrize("line, flax", [
+    ('AttributeError: "Net" object has no attribute "dense".', True),   # Flax's quotes: not Python's repr
+    ("AttributeError: 'Net' object has no attribute 'dense'", False),  # Python's own words
+])
+def test_double_quoted_attribute_error_is_flaxs_first_sentence(line, flax):
+    """Python quotes a name with ``repr`` (single quotes); Flax's ``Module.__getattr__`` writes double quotes,
+    and a paste that kept only its first sentence is still Flax's, a best guess."""
+    d = jaxerrs.diagnose_text(line)
+    assert d.is_jax is flax
+    if flax:
+        assert d.ecosystem == "flax" and d.record.id == "flax-linen-setup-attribute-outside-apply"
+        assert d.confidence < 0.5
+
+
 def test_pasted_traceback_raised_inside_a_library_names_it():
     text = textwrap.dedent('''\
         Traceback (most recent call last):

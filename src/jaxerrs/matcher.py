@@ -268,9 +268,16 @@ def _foreign(message: str, specific: int = 0) -> bool:
     for t in FOREIGN_MESSAGES:
         m = templates.match(t, message)
         if (m is not None and _letters(t) >= specific
-                and not any(_NEXT_SENTENCE.search(v) for v in m.values.values())):
+                and not any(_NEXT_SENTENCE.search(v) or _not_a_python_repr(v) for v in m.values.values())):
             return True
     return False
+
+
+def _not_a_python_repr(value: str) -> bool:
+    """A hole's value in double quotes with no single quote inside: Python's ``repr`` of a string would have used
+    single quotes, so another library wrote these words (Flax's ``"MyClass" object has no attribute "x"``)."""
+    v = value.strip()
+    return len(v) >= 2 and v[0] == v[-1] == '"' and "'" not in v
 
 
 def _not_a_raise(rf: Frame | None) -> bool:
