@@ -406,12 +406,12 @@ def from_exception(exc: BaseException) -> Evidence:
     notes = [n for n in (getattr(exc, "__notes__", None) or []) if isinstance(n, str)]
     frames_removed = any(FILTER_NOTE in n for n in notes)
     entries = traceback_entries(exc)
-    frames = _tb_frames(entries)
     cause = cause_of(exc)
     # remove_frames mode: the full traceback hangs on an UnfilteredStackTrace cause.
     if cause is not None and type(cause).__name__ == "UnfilteredStackTrace":
-        frames = _tb_frames(traceback_entries(cause)) or frames
+        entries = traceback_entries(cause) or entries
         frames_removed = False
+    frames = _tb_frames(entries)
     ev = Evidence(
         exc_class=cls.__name__,
         module=getattr(cls, "__module__", None),
@@ -427,10 +427,10 @@ def from_exception(exc: BaseException) -> Evidence:
         exc=exc,
     )
     ev.raise_frame, ev.user_frame = _locate(frames)
-    if ev.raise_frame is not None and ev.raise_frame.filename == "<string>" and frames and not frames_removed:
-        ev.generated_for = _generated_for(entries[frames.index(ev.raise_frame)])
+    if ev.raise_frame is not None and ev.raise_frame.filename == "<string>" and not frames_removed:
+        at = next(i for i, f in enumerate(frames) if f is ev.raise_frame)
+        ev.generated_for = _generated_for(entries[at])
         if ev.generated_for is not None:  # code a library's class was given: the user's frame is the caller's
-            at = frames.index(ev.raise_frame)
             ev.user_frame = next((f for f in reversed(frames[:at]) if f.kind == "user" and not _is_ipython(f)
                                   and not _installed(f) and f.filename != "<string>"), None)
     # Errors raised while lowering carry JaxStackTraceBeforeTransformation: its frames show the user's line.
