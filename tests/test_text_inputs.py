@@ -736,3 +736,22 @@ def test_a_message_jax_and_a_library_word_alike_lists_both_raises():
     paths = [c.site.path for c in d.candidates if c.site is not None]
     assert any(p.startswith("jax/") for p in paths) and any(p.startswith("orbax/checkpoint/") for p in paths)
     assert d.site is not None and d.site.path == paths[0]
+
+
+def test_colab_frames_pasted_as_markdown_links_with_a_cell_line_name_are_read():
+    """Colab's traceback copied from the rendered page: each frame header is a Markdown link to the file, and the
+    cell's own frame is named ``<cell line: 0>`` (spaces in it); its arrow line gives the line that raised."""
+    text = (
+        "---------------------------------------------------------------------------\n"
+        "AttributeError                            Traceback (most recent call last)\n"
+        "[/tmp/ipython-input-123456789.py](https://localhost:8080/#) in <cell line: 0>()\n"
+        "      1 import flax.nnx as nnx\n"
+        "----> 2 opt = nnx.ModelAndOptimizer(model, tx)\n"
+        "\n"
+        "AttributeError: module 'flax.nnx' has no attribute 'ModelAndOptimizer'\n")
+    d = jaxerrs.diagnose_text(text)
+    frame = d.to_dict()["user_frame"]
+    assert frame is not None and frame["file"] == "/tmp/ipython-input-123456789.py" and frame["line"] == 2
+    assert frame["function"] == "<module>"
+    assert d.ecosystem == "flax" and d.site is None
+    assert all("JAX's place for these words" not in n for n in d.notes)  # a library's name, not JAX's raise

@@ -461,7 +461,8 @@ _IPY_FRAME = re.compile(r"^\s*File (?P<file>\S.*?):(?P<line>\d+)(?:, in (?P<func
 _CUT_FRAME = re.compile(r'^\s*(?P<file>[^"\s]+\.py)", line (?P<line>\d+)(?:, in (?P<func>.+?))?\s*$')
 _IPY_CELL = re.compile(r"^\s*(?:Cell (?P<cell>In ?\[\d*\]), line (?P<line>\d+)|Input (?P<cell2>In ?\[\s*\d*\]), in .*)")
 # Older IPython: "<ipython-input-4-d80…> in <module>" (the cell, no arguments shown), "…/module.py in f(self, x)".
-_IPY_OLD = re.compile(r"^(?P<file>\S+?\.py|<ipython-input-[^>]+>) in (?P<func>[^\s(]+)(?:\(|\s*$)")
+# Colab's IPython names a cell's own frame "<cell line: 0>" (its first line, not the line that raised).
+_IPY_OLD = re.compile(r"^(?P<file>\S+?\.py|<ipython-input-[^>]+>) in (?P<func><cell line: \d+>|[^\s(]+)(?:\(|\s*$)")
 _EXC_LINE = re.compile(
     r"^(?P<cls>Exception(?=:)|[A-Za-z_][\w.]*?(?:Error|Exception|Exit|Interrupt|Warning|Iteration|Trace|Transformation)"
     # A dotted class; not a file name that starts a frame line ("klujax.py:249, in analyze").
@@ -773,6 +774,7 @@ def _parse_frames(lines: list[str]) -> list[Frame]:
                 o = _IPY_OLD.match(ln)
                 if o:
                     file, func = o.group("file"), o.group("func")
+                    func = "<module>" if func.startswith("<cell line:") else func
         if file is None:
             continue
         file = os.path.expanduser(file) if file.startswith("~") else file

@@ -1152,6 +1152,8 @@ def _library_name(c: _Case, package: str) -> None:
     c.library_name = True
     if c.site is not None and c.site.path.startswith(("jax/", "jaxlib/")) and c.how == "message template":
         c.site, c.how, c.ranking, c.site_hits = None, "", [], []
+    elif c.site is None and c.how == "message only":  # JAX's raises of these words were left unplaced, with a note
+        c.how, c.note, c.ranking, c.site_hits = "", "", [], []
 
 
 def _start(ev: Evidence) -> _Case | None:
