@@ -73,8 +73,9 @@ def _compiled(code: str, role: str) -> types.CodeType:
     keys its counter by it) runs as in a notebook, and its frames show their lines.
 
     The name is new for each snippet, as each cell's is in IPython: a frame of an earlier snippet that reaches a
-    later traceback (a function or a JAX trace kept in a cache) still finds its own lines. Under one shared name
-    it found the later snippet's, and IPython's formatter, looking for its line there, raised."""
+    later traceback still finds its own lines. One does: checkify raises one module-level exception object each
+    time, whose traceback keeps every earlier raise's frames. Under one shared name such a frame found the later
+    snippet's lines, and IPython's formatter, looking for its line there, raised."""
     import linecache
 
     name = f"<{role}-{next(_SNIPPETS)}>"
