@@ -369,7 +369,7 @@ def _raise_opcodes() -> frozenset[int]:
 def _stopped_at_raise(tb: TracebackType) -> bool:
     """Whether the entry's frame stopped at a ``raise`` (not at a call into a deeper frame)."""
     try:
-        return tb.tb_frame.f_code.co_code[tb.tb_lasti] in _raise_opcodes()
+        return tb.tb_lasti >= 0 and tb.tb_frame.f_code.co_code[tb.tb_lasti] in _raise_opcodes()
     except (IndexError, AttributeError):
         return False
 
