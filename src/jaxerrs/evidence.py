@@ -49,6 +49,8 @@ class Evidence:
     truncated: bool = False
     notes: list[str] = field(default_factory=list)
     exc: BaseException | None = field(default=None, repr=False, compare=False)  # the live exception
+    # Its ``__cause__``, unless it was raised before (``raised_before``): then that may be an earlier raise's.
+    cause: BaseException | None = field(default=None, repr=False, compare=False)
     text: str = field(default="", repr=False, compare=False)  # the pasted text, for the release it came from
     # The pasted message with lines a terminal may have cut at its width joined back (``_unwrap``); None
     # when no line is that long. Which reading JAX's words fit better, the matcher decides.
@@ -164,11 +166,15 @@ def _locate(frames: list[Frame]) -> tuple[Frame | None, Frame | None]:
         if raise_frame.kind == "user" and not _installed(raise_frame):
             user = raise_frame
         else:
-            above = [f for f in reversed(frames[:idx]) if f.kind == "user" and not _is_ipython(f)]
-            # Frames of installed libraries (Flax, Optax, …) are never the user's own code.
-            # A dataclass's generated ``__init__`` ("<string>") inside a library is not the user's either.
-            user = next((f for f in above if not _installed(f) and f.filename != "<string>"), None)
+            user = _user_above(frames, idx)
     return raise_frame, user
+
+
+def _user_above(frames: list[Frame], idx: int) -> Frame | None:
+    """The innermost of the user's own frames above ``frames[idx]``. Frames of installed libraries (Flax, Optax, …)
+    are never the user's own code; nor is code Python generated (a dataclass's ``__init__``: "<string>")."""
+    return next((f for f in reversed(frames[:idx]) if f.kind == "user" and not _is_ipython(f)
+                 and not _installed(f) and f.filename != "<string>"), None)
 
 
 # Libraries built on JAX: an error raised inside one, or passing through one, names it (``ecosystem``).
@@ -350,13 +356,12 @@ def traceback_entries(exc: BaseException | None) -> list[TracebackType]:
 def raised_before(exc: BaseException | None) -> bool:
     """Whether ``exc`` is an exception object raised again: its traceback holds an earlier raise's entries, and
     what it was chained to then (``__cause__``, ``__context__``) may be that raise's."""
-    entries = traceback_entries(exc)
+    return _older_part_left(traceback_entries(exc))
+
+
+def _older_part_left(entries: list[TracebackType]) -> bool:
+    """``traceback_entries`` stopped before the traceback's end: what follows is an earlier raise's."""
     return bool(entries) and entries[-1].tb_next is not None and len(entries) < MAX_TB_ENTRIES
-
-
-def cause_of(exc: BaseException | None) -> BaseException | None:
-    """``exc.__cause__``, unless it may be an earlier raise's (``raised_before``)."""
-    return None if exc is None or raised_before(exc) else exc.__cause__
 
 
 @lru_cache(maxsize=1)
@@ -406,7 +411,7 @@ def from_exception(exc: BaseException) -> Evidence:
     notes = [n for n in (getattr(exc, "__notes__", None) or []) if isinstance(n, str)]
     frames_removed = any(FILTER_NOTE in n for n in notes)
     entries = traceback_entries(exc)
-    cause = cause_of(exc)
+    cause = None if _older_part_left(entries) else exc.__cause__
     # remove_frames mode: the full traceback hangs on an UnfilteredStackTrace cause.
     if cause is not None and type(cause).__name__ == "UnfilteredStackTrace":
         entries = traceback_entries(cause) or entries
@@ -425,14 +430,14 @@ def from_exception(exc: BaseException) -> Evidence:
         truncated=truncated,
         notes=notes,
         exc=exc,
+        cause=cause,
     )
     ev.raise_frame, ev.user_frame = _locate(frames)
     if ev.raise_frame is not None and ev.raise_frame.filename == "<string>" and not frames_removed:
         at = next(i for i, f in enumerate(frames) if f is ev.raise_frame)
         ev.generated_for = _generated_for(entries[at])
         if ev.generated_for is not None:  # code a library's class was given: the user's frame is the caller's
-            ev.user_frame = next((f for f in reversed(frames[:at]) if f.kind == "user" and not _is_ipython(f)
-                                  and not _installed(f) and f.filename != "<string>"), None)
+            ev.user_frame = _user_above(frames, at)
     # Errors raised while lowering carry JaxStackTraceBeforeTransformation: its frames show the user's line.
     if cause is not None and type(cause).__name__ == "JaxStackTraceBeforeTransformation":
         before = _tb_frames(traceback_entries(cause))

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
-from jaxerrs.evidence import cause_of, traceback_entries
+from jaxerrs.evidence import traceback_entries
 from jaxerrs.guards import Guard
 
 if TYPE_CHECKING:
@@ -129,7 +129,7 @@ def raising_frame(d: Diagnosis) -> types.FrameType | None:
     ev, site = d.evidence, d.site
     if ev.exc is None or site is None:
         return None
-    for e in (ev.exc, cause_of(ev.exc)):
+    for e in (ev.exc, ev.cause):
         found = []
         for tb in traceback_entries(e):
             code = tb.tb_frame.f_code
@@ -360,7 +360,7 @@ def _api(d: Diagnosis, guard: Guard | None) -> tuple[dict[str, Any], str] | None
     if ev.exc is None:
         return None
     frames = []
-    for e in (ev.exc, cause_of(ev.exc)):
+    for e in (ev.exc, ev.cause):
         frames.extend(tb.tb_frame for tb in traceback_entries(e))
         if frames:
             break

@@ -157,12 +157,6 @@ def _raised(exc: BaseException | None, record: Record) -> str:
     return "ok" if _class_ok(exc, record) else f"raised {type(exc).__name__}: {str(exc)[:200]}"
 
 
-def _library_frame(f: Any) -> bool:
-    from jaxerrs.evidence import frame_library
-
-    return frame_library(f) is not None
-
-
 def _home(d: Any, record: Record) -> str:
     """"ok" when the diagnosis names this record first.
 
@@ -178,8 +172,10 @@ def _home(d: Any, record: Record) -> str:
     # Python's own words (a frozen dataclass) without JAX's or the library's frames are rightly not claimed: a
     # bare final line, or frames of the user's code and of the code Python generated for a class (``<string>``).
     # A library's record may quote more than Python's words; any record whose pattern spells no more may.
+    from jaxerrs.evidence import frame_library
+
     if (not d.is_jax and d.ecosystem is None
-            and not any(f.kind == "jax" or _library_frame(f) for f in d.evidence.frames)):
+            and not any(f.kind == "jax" or frame_library(f) for f in d.evidence.frames)):
         from jaxerrs.matcher import _foreign, _letters
 
         specific = max((_letters(p) for p in record.patterns), default=0)
