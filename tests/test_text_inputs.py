@@ -755,3 +755,31 @@ def test_colab_frames_pasted_as_markdown_links_with_a_cell_line_name_are_read():
     assert frame["function"] == "<module>"
     assert d.ecosystem == "flax" and d.site is None
     assert all("JAX's place for these words" not in n for n in d.notes)  # a library's name, not JAX's raise
+
+
+def test_compiled_code_raising_python_s_words_in_a_function_records_list_is_guessed_from_those_records():
+    """``jnp.broadcast_to`` of JAX 0.4.25 zipped the shapes with jaxlib's compiled ``safe_zip``: its ``ValueError``
+    speaks of ``safe_zip``, in the frame of ``_broadcast_to``. The records of that class listing the function are
+    the guesses, by how their text fits; a call into compiled code that raises many errors (``apply_primitive``)
+    guesses nothing from records whose text does not fit."""
+    text = (
+        "Traceback (most recent call last):\n"
+        '  File "/home/me/run.py", line 4, in <module>\n'
+        "    jnp.broadcast_to(jnp.ones((2, 3)), (3,))\n"
+        '  File "/venv/lib/python3.11/site-packages/jax/_src/numpy/lax_numpy.py", line 1222, in broadcast_to\n'
+        "    return util._broadcast_to(array, shape)\n"
+        '  File "/venv/lib/python3.11/site-packages/jax/_src/numpy/util.py", line 425, in _broadcast_to\n'
+        "    for arr_d, shape_d in safe_zip(arr_shape, shape_tail))\n"
+        "ValueError: safe_zip() argument 2 is shorter than argument 1\n")
+    d = jaxerrs.diagnose_text(text)
+    assert d.record is not None and d.record.id.startswith("broadcast-to-")
+    assert (d.site.path, d.site.function) == ("jax/_src/numpy/util.py", "_broadcast_to")
+    assert d.confidence < 0.5  # a guess: no record words it
+    other = (
+        "Traceback (most recent call last):\n"
+        '  File "/home/me/run.py", line 9, in <module>\n'
+        "    out = my_ffi_op(x)\n"
+        '  File "/venv/lib/python3.11/site-packages/jax/_src/dispatch.py", line 90, in apply_primitive\n'
+        "    outs = fun(*args)\n"
+        "jaxlib.xla_extension.XlaRuntimeError: INVALID_ARGUMENT: Unsupported attribute type for attribute: array\n")
+    assert jaxerrs.diagnose_text(other).record is None

@@ -952,8 +952,39 @@ def _guesses(ev: Evidence, site: SiteRef | None) -> list[tuple[Record, float]]:
         return [(all_records()[owner], 1.0)]
     # The raise is in a file a record lists, under another function (renamed or moved within the file since), and
     # the record's words agree with most of the message's: that file's other wording of the same error.
-    return [(r, sc) for r, sc in found if any(x.path == site.path for x in r.all_sites)
-            and _overlap(ev.match_text, r) >= SAME_FILE_OVERLAP]
+    same_file = [(r, sc) for r, sc in found if any(x.path == site.path for x in r.all_sites)
+                 and _overlap(ev.match_text, r) >= SAME_FILE_OVERLAP]
+    return same_file or _listing_site(ev, site)
+
+
+LISTED_FIT = 0.4  # a record listing the site, guessed from: its text's fit to the message over the best record's
+
+
+def _listing_site(ev: Evidence, site: SiteRef) -> list[tuple[Record, float]]:
+    """The records of the printed class that list ``site``, when none of them words the message: the raise the
+    frames show is theirs, in words no pattern of theirs spells (compiled code raising Python's words there, or
+    another release's). Only those whose text fits the message about as well as the best record's does
+    (``LISTED_FIT``): a call into compiled code (``apply_primitive``) is listed by records of many of its errors.
+    Ordered by that fit, then by how few sites they list."""
+    cls = _canon(ev.exc_class or "")
+    listing = [r for r in all_records().values() if r.origin == "curated" and _lists_site(r, site)
+               and cls and _canon(r.class_name) == cls]
+    if not listing:
+        return []
+    fit = dict(_ranked_among(ev.match_text, tuple(sorted(r.id for r in listing))))
+    listing = [r for r in listing if fit.get(r.id, 0.0) >= LISTED_FIT]
+    listing.sort(key=lambda r: (-fit[r.id], len(r.all_sites), r.id))
+    return [(r, fit[r.id]) for r in listing]
+
+
+def _ranked_among(message: str, ids: tuple[str, ...]) -> list[tuple[str, float]]:
+    from jaxerrs.search_index import rank_records
+
+    try:
+        ranked = rank_records(message, None, limit=len(all_records()))
+    except Exception:  # noqa: BLE001 - search is extra knowledge
+        return []
+    return [(i, sc) for i, sc in ranked if i in ids]
 
 
 SHARED_START = 30  # literal characters a record's pattern and the message must start with alike
