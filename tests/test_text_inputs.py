@@ -783,3 +783,14 @@ def test_compiled_code_raising_python_s_words_in_a_function_records_list_is_gues
         "    outs = fun(*args)\n"
         "jaxlib.xla_extension.XlaRuntimeError: INVALID_ARGUMENT: Unsupported attribute type for attribute: array\n")
     assert jaxerrs.diagnose_text(other).record is None
+
+
+def test_an_older_wording_is_placed_at_the_record_s_site_whose_raise_words_it_in_those_releases():
+    """invalid-jax-type-argument lists several sites for its releases before 0.5.0; the "Value … with type … is
+    not a valid JAX type" wording was raised by ``concrete_aval`` only (``git show jax-v0.4.31:jax/_src/core.py``),
+    though ``dispatch.check_arg`` existed in all of them."""
+    d = jaxerrs.diagnose_text("TypeError: Value <function <lambda>.<locals>.<lambda> at 0x7f00deadbeef> with type <class 'function'> is "
+                              "not a valid JAX type")
+    assert d.record is not None and d.record.id == "invalid-jax-type-argument"
+    assert (d.site.path, d.site.function) == ("jax/_src/core.py", "concrete_aval")
+    assert d.site.jax_version.startswith("0.4.")

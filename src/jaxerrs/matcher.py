@@ -542,8 +542,8 @@ def _prefix_literal(template: str, message: str) -> int:
 
 def _site_of_wording(cat: catalog_mod.Catalog, hit: _RecordHit) -> tuple[SiteRef, str] | None:
     """When the pattern that matched is a wording only some releases use (a ranged legacy pattern) and the
-    installed JAX is not among them: the record's site in those releases (the one most of them raise at),
-    from the history index, with a note. None otherwise."""
+    installed JAX is not among them: the record's site in those releases (the one whose raise words it so in
+    most of them, else the one most of them have), from the history index, with a note. None otherwise."""
     rec = hit.record
     rng = rec.pattern_ranges.get(hit.text)
     if not rng or rec.holds_for(cat.jax_version) and _in_range(cat.jax_version, rng):
@@ -553,24 +553,28 @@ def _site_of_wording(cat: catalog_mod.Catalog, hit: _RecordHit) -> tuple[SiteRef
 
         h = history.load()
         releases = [r for r in h.releases() if _in_range(r, rng)]
-        best: tuple[list[str], records_mod.SiteRef] | None = None
+        key = history.version_key
+        said = h.sites_for(hit.text, rec.class_name or None)
+        best: tuple[int, list[str], list[str], records_mod.SiteRef] | None = None
         for s in rec.all_sites:
             mine = [r for r in releases if (not s.jax or _in_range(r, s.jax))
                     and h.function_span(s.path, s.function, r) is not None]
-            if mine and (best is None or len(mine) > len(best[0])):
-                best = (mine, s)
+            # The releases in which this site's own raise words it so: the site that raised these words.
+            spans = [(key(x.releases[0]), key(x.releases[1])) for x in said
+                     if x.path == s.path and same_function(x.function, s.function)]
+            worded = [r for r in mine if any(lo <= key(r) <= hi for lo, hi in spans)]
+            if mine and (best is None or (len(worded), len(mine)) > (best[0], len(best[1]))):
+                best = (len(worded), mine, worded, s)
         if best is None:
             return None
-        mine, s = best
-        release = mine[-1]
+        _n, mine, worded, s = best
+        release = (worded or mine)[-1]
         line = h.where(s.path, s.function, release, hit.text) or (h.function_span(s.path, s.function, release)
                                                                    or (0, 0))[0]
         # The releases said are those whose raises word it so, else those whose raising function exists (the
         # record's range is open-ended, "<0.10.0", and the index reaches back to 0.2.0).
-        key = history.version_key
-        spans = [(key(x.releases[0]), key(x.releases[1])) for x in h.sites_for(hit.text, rec.class_name or None)]
-        worded = [r for r in mine if any(lo <= key(r) <= hi for lo, hi in spans)]
-        releases = worded or mine
+        spans = [(key(x.releases[0]), key(x.releases[1])) for x in said]
+        releases = [r for r in mine if any(lo <= key(r) <= hi for lo, hi in spans)] or mine
     except Exception:  # noqa: BLE001 - the history is extra knowledge
         return None
     note = (f"These words are those of JAX {releases[0]}–{releases[-1]}, not of the installed JAX "
