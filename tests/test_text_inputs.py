@@ -794,3 +794,14 @@ def test_an_older_wording_is_placed_at_the_record_s_site_whose_raise_words_it_in
     assert d.record is not None and d.record.id == "invalid-jax-type-argument"
     assert (d.site.path, d.site.function) == ("jax/_src/core.py", "concrete_aval")
     assert d.site.jax_version.startswith("0.4.")
+
+
+@pytest.mark.parametrize("width", [90, 110])
+def test_a_library_message_cut_inside_a_word_at_any_long_width_is_read_joined(width):
+    """A log viewer or an issue's code block may cut a long line at a width no terminal uses, inside a word
+    ("pass" / "ing"). The joined reading counts when a raise's words (Optax's here) fit it better."""
+    message = ("ValueError: You are using a transformation that requires the current value of parameters, but you "
+               "are not passing `params` when calling `update`.")
+    d = jaxerrs.diagnose_text(message[:width] + "\n" + message[width:])
+    assert d.record is not None and d.record.id == "optax-update-needs-params"
+    assert d.ecosystem == "optax"

@@ -817,12 +817,16 @@ _INLINE_EXC = re.compile(r"(?P<open>[`'\"]?)\b(?P<cls>(?:[A-Za-z_]\w*\.)*[A-Za-z
 
 # Widths at which terminals and log viewers cut long lines.
 _TERMINAL_WIDTHS = frozenset({80, 100, 120, 132, 160, 200})
+# A line at least this long whose last word runs on, lower case, into the next line's first: cut at a width.
+_CUT_MIN = 60
+_CUT_IN_WORD = re.compile(r"[a-z]\n[a-z]{2}$")
 
 
 def _unwrap(lines: list[str], first_offset: int = 0) -> str:
     """The message's lines joined, a run of lines that a terminal may have cut at its width (every line of
-    the run but the last exactly 80, 100, … characters, the first counted with its class) without a break,
-    as it was printed. Text wrapped at words can end a line at the width too: this is one reading."""
+    the run but the last exactly 80, 100, … characters, the first counted with its class), or a long line cut
+    inside a word at another width, without a break, as it was printed. Text wrapped at words can end a line
+    at the width too: this is one reading, which the matcher keeps only when JAX's words fit it better."""
     widths = [len(ln) + (first_offset if i == 0 else 0) for i, ln in enumerate(lines)]
     joined = [False] * len(lines)  # joined[i]: line i runs on into line i + 1
     i = 0
@@ -832,6 +836,8 @@ def _unwrap(lines: list[str], first_offset: int = 0) -> str:
             j += 1
         if j > i and widths[j] <= widths[i]:
             joined[i:j] = [True] * (j - i)
+        elif j == i and i + 1 < len(lines) and widths[i] >= _CUT_MIN and _CUT_IN_WORD.search(lines[i] + "\n" + lines[i + 1][:2]):
+            joined[i] = True  # a long line cut inside a word ("you d" / "efined"), at a width no terminal uses
         i = j + 1
     return "".join(ln + ("" if joined[k] or k + 1 == len(lines) else "\n") for k, ln in enumerate(lines))
 

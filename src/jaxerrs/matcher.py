@@ -1236,9 +1236,15 @@ def _library_of_class(name: str, cat: catalog_mod.Catalog) -> str | None:
 
 
 def _fit(cat: catalog_mod.Catalog, message: str) -> int:
-    """How much of JAX's (and the records') literal text the message spells: its longest template match."""
+    """How much of JAX's, the installed libraries' and the records' literal text the message spells: its longest
+    template match."""
     records = (m.literal for _rec, m, _p in _pattern_hits(message, records_mod.GENERATION))
-    return max((*records, *(m.literal for _s, m in _template_matches(cat, message))), default=0)
+    try:
+        libraries = _library_catalogs()
+    except Exception:  # noqa: BLE001 - the libraries' raises are extra knowledge
+        libraries = ()
+    raises = (m.literal for c in (cat, *libraries) for _s, m in _template_matches(c, message))
+    return max((*records, *raises), default=0)
 
 
 def _site_from_frames(c: _Case) -> None:
