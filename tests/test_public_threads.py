@@ -31,7 +31,7 @@ ITEMS: list[dict] = json.loads(DATA.read_text())
 # regressions; the targets below are the issue's goals, both met.
 SITE_HITS_FLOOR = 30  # of the 35 items whose raise site some release 0.4.30+ has
 RECORD_HITS_FLOOR = 52  # of the 57 items a curated record describes (47 when the set was assembled)
-CONFIDENT_GONE_CEILING = 0  # of the 3 items whose message no release 0.4.30+ raises
+CONFIDENT_GONE_CEILING = 0  # of the 3 items whose message no release 0.4.30+ raises: a site, not their own
 SITE_TARGET = 0.85
 
 
@@ -120,13 +120,17 @@ def test_site_top1_target():
 
 
 def _gone() -> tuple[list[tuple[dict, Diagnosis]], list[tuple[dict, Diagnosis]]]:
+    """The items whose message no release 0.4.30+ raises, and those given a site that is not where the release
+    that raised it did: an invented site. (The history index reaches back to 0.2.0: the site of the text's own
+    release, with a note naming that release, is the right answer, not an invented one.)"""
     gone = [(item, d) for item, d in zip(ITEMS, diagnoses(), strict=True) if item["site_gone"]]
-    return gone, [(item, d) for item, d in gone if confident_site(d)]
+    return gone, [(item, d) for item, d in gone if confident_site(d) and not site_right(item, d)]
 
 
 def test_confident_sites_for_gone_messages():
     gone, confident = _gone()
-    print(f"\nConfident sites for messages no release 0.4.30+ raises: {len(confident)}/{len(gone)}")
+    print(f"\nInvented sites for messages no release 0.4.30+ raises: {len(confident)}/{len(gone)}")
+    print(f"Right sites of the release that raised them: {sum(site_right(i, d) for i, d in gone)}/{len(gone)}")
     for item, d in confident:
         print(f"  CONFIDENT {item['url']}\n       jaxerrs: {said(d)}\n       expected: no confident site "
               f"(raised at {expected(item)})")

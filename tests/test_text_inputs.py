@@ -805,3 +805,17 @@ def test_a_library_message_cut_inside_a_word_at_any_long_width_is_read_joined(wi
     d = jaxerrs.diagnose_text(message[:width] + "\n" + message[width:])
     assert d.record is not None and d.record.id == "optax-update-needs-params"
     assert d.ecosystem == "optax"
+
+
+def test_an_older_wording_of_a_class_that_words_its_own_message_is_placed_in_its_releases():
+    """JAX 0.2.10-0.4.12 worded ``TracerIntegerConversionError`` in the class's ``__init__`` ("…called on the JAX
+    Tracer object Traced<…>"), raised from ``Tracer.__index__``; the installed JAX words it otherwise and raises
+    it elsewhere. The history index holds the class's message per release, so the site is that release's."""
+    d = jaxerrs.diagnose_text(
+        "jax._src.errors.TracerIntegerConversionError: The __index__() method was called on the JAX Tracer object "
+        "Traced<ShapedArray(int32[])>with<DynamicJaxprTrace(level=1/0)>\n"
+        "See https://jax.readthedocs.io/en/latest/errors.html#jax.errors.TracerIntegerConversionError")
+    assert d.record is not None and d.record.id == "tracer-integer-conversion"
+    assert d.site is not None and d.site.function == "Tracer.__index__"
+    assert d.site.path in ("jax/core.py", "jax/_src/core.py") and d.site.jax_version.startswith(("0.2.", "0.3.", "0.4."))
+    assert any("0.2.10" in n for n in d.notes)  # the note names the releases that worded it so

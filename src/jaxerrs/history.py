@@ -86,15 +86,15 @@ class Source(NamedTuple):
     first: tuple[int, ...]
     last: tuple[int, ...] | None
     data_file: str
-    # Raises of a class that builds its message in ``__init__`` (``raise errors.ScopeParamShapeError(...)``) take
-    # that message as their template. JAX's own such classes each have a record that words them; its index
-    # keeps them without a template, as its matcher expects.
+    # Raises of a class that builds its message in ``__init__`` (``raise errors.ScopeParamShapeError(...)``,
+    # ``raise TracerIntegerConversionError(self)``) take that message as their template: what the raise printed
+    # in each release, so a pasted older wording is placed at its own release's site.
     class_messages: bool = True
 
 
 _V_TAG = re.compile(r"^v(\d+(?:\.\d+)+)$")
 JAX = Source("jax", "https://github.com/jax-ml/jax", TAG, (("jax", "jax"), ("jaxlib", "jaxlib")), FIRST_RELEASE,
-             LAST_RELEASE, DATA_FILE, class_messages=False)
+             LAST_RELEASE, DATA_FILE)
 # The libraries' releases from 2022 on (what users still paste from): ``data/site_history-NAME.json.gz``, regenerated
 # by ``python -m jaxerrs.history build --source NAME --git-dir DIR`` from a mirror of ``repo``.
 LIBRARY_SOURCES = {s.name: s for s in (
@@ -658,6 +658,12 @@ class History:
             cands = self._pick(cands, template)
         lines = sorted(s.lines[ri][0] for s in cands)
         return lines[0] if lines else None
+
+    def templates_at(self, path: str, function: str, release: str) -> list[str | None]:
+        """The message templates of the raises in ``function`` of ``path`` in ``release`` (None: one the index
+        cannot read, such as a message built elsewhere)."""
+        ri = self._index.get(release)
+        return [s.template for s in self._by_function.get((path, function), ()) if ri in s.lines]
 
     def function_span(self, path: str, function: str, release: str) -> tuple[int, int] | None:
         """(first line, last line) of a function in ``release``, raise or not; None when it did not exist."""

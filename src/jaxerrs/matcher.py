@@ -716,23 +716,31 @@ def _other_release_wording(cat: catalog_mod.Catalog, ev: Evidence) -> tuple[Site
         from jaxerrs import history
 
         h = history.load()
-        chosen = []
-        for score, tmpl in h.template_matches(text, ev.exc_class or None)[:5]:
-            if _history_fit(tmpl, score, text) is not None:
-                chosen.append(tmpl)
-        strong = [x for t in chosen for x in h.sites_for(t, ev.exc_class or None)]
+        fits = [(q, tmpl) for score, tmpl in h.template_matches(text, ev.exc_class or None)[:5]
+                if (q := _history_fit(tmpl, score, text)) is not None]
+        # The wordings that fit best: a looser one ("called on {_error_repr}") fits the older, longer words too.
+        best = max((q for q, _t in fits), default=0.0)
+        chosen = [t for q, t in fits if q >= best - 0.01]
+        # (A template given as the text also matches the looser templates that fit it: only its own sites.)
+        strong = [x for t in chosen for x in h.sites_for(t, ev.exc_class or None)
+                  if x.template is not None and _same_words(x.template, t)]
     except Exception:  # noqa: BLE001 - the history is extra knowledge
         return None
     if not strong:
         return None
-    last = max(strong, key=lambda x: history.version_key(x.releases[1]))
+    key = history.version_key
+    last = max(strong, key=lambda x: key(x.releases[1]))
     first = min((x for x in strong if x.path == last.path and x.function == last.function),
-                key=lambda x: history.version_key(x.releases[0])).releases[0]
-    installed = history.version_key(cat.jax_version)
-    if history.version_key(first) <= installed <= history.version_key(last.releases[1]):
+                key=lambda x: key(x.releases[0])).releases[0]
+    installed = key(cat.jax_version)
+    if key(first) <= installed <= key(last.releases[1]):
         return SiteRef(last.path, last.line, last.function, last.releases[1], ev.exc_class, last.template), ""
     ref = SiteRef(last.path, last.line, last.function, last.releases[1], ev.exc_class, last.template)
-    if _builds_its_message_elsewhere(cat, last.function):
+    first = min((x.releases[0] for x in strong), key=key)  # the wording's first release, wherever it raised
+    # Whether the installed function's raises are read by the index (a class's own message is): then its words
+    # are known not to be these.
+    read_now = all(t is not None for t in h.templates_at(last.path, last.function, cat.jax_version) or [None])
+    if not read_now and _builds_its_message_elsewhere(cat, last.function):
         # The installed function raises a message built elsewhere: it may say these very words.
         note = (f"JAX {first}–{last.releases[1]} raise these words at this site; the installed JAX {cat.jax_version} "
                 f"builds the message `{last.function}` raises elsewhere, which may say them too.")
@@ -740,6 +748,11 @@ def _other_release_wording(cat: catalog_mod.Catalog, ev: Evidence) -> tuple[Site
         note = (f"This wording comes from JAX {first}–{last.releases[1]}; the installed JAX {cat.jax_version} "
                 "does not raise it in these words.")
     return ref, note
+
+
+def _same_words(a: str, b: str) -> bool:
+    """Whether two templates are one wording (the index gives some with their spaces collapsed)."""
+    return " ".join(a.split()) == " ".join(b.split())
 
 
 def _builds_its_message_elsewhere(cat: catalog_mod.Catalog, function: str) -> bool:
@@ -1318,7 +1331,12 @@ def _rank_candidates(c: _Case) -> None:
         if (c.ranking[0][2] is None and c.site_hits and all(m is None for _sc, _s, m in c.site_hits)
                 and not any(h.pattern is not None for h in c.rec_hits)):
             # Only the class points there: no raise and no record of the installed JAX words the message
-            # so (another release's wording). Its raises stay candidates; none is named as the site.
+            # so (another release's wording). A release the history index knows may word it so; else its
+            # raises stay candidates, none named as the site.
+            older = _other_release_wording(cat, ev) if ev.source == "text" else None
+            if older is not None:
+                (c.site, c.note), c.how = older, "raise site in the release that raised it"
+                return
             c.note = (f"No raise of the installed JAX {cat.jax_version} words this message so (another "
                       f"release's wording?): the places it raises {ev.exc_class} are listed as candidates, "
                       "none is named as where this error was raised.")
