@@ -819,3 +819,22 @@ def test_an_older_wording_of_a_class_that_words_its_own_message_is_placed_in_its
     assert d.site is not None and d.site.function == "Tracer.__index__"
     assert d.site.path in ("jax/core.py", "jax/_src/core.py") and d.site.jax_version.startswith(("0.2.", "0.3.", "0.4."))
     assert any("0.2.10" in n for n in d.notes)  # the note names the releases that worded it so
+
+
+def test_a_frame_of_a_file_the_installed_jax_lacks_with_no_raise_there_is_said_to_call_on():
+    """``jax/_src/random.py`` is gone from the installed JAX (moved into a package), but ``uniform`` was there in
+    releases the history index holds, with no raise in it: its frame called on into code the paste does not
+    show. The note says so (it had claimed that no release had the function); no site is guessed."""
+    text = ("---------------------------------------------------------------------------\n"
+            "KeyReuseError                             Traceback (most recent call last)\n"
+            "Cell In[3], line 4\n"
+            "      3 a = jax.random.uniform(key)\n"
+            "----> 4 b = jax.random.uniform(key)\n\n"
+            "File ~/venv/lib/python3.11/site-packages/jax/_src/random.py:398, in uniform(key, shape, dtype, "
+            "minval, maxval)\n\n"
+            "KeyReuseError: Previously-consumed key passed to jit-compiled function at index 0\n")
+    d = jaxerrs.diagnose_text(text)
+    assert d.record is not None and d.record.id == "key-reuse-consumed"
+    assert d.site is None
+    assert not any("which no JAX release" in n for n in d.notes)
+    assert any("calls on into code the paste does not show" in n and "`uniform`" in n for n in d.notes)

@@ -449,6 +449,15 @@ def _other_release(cat: catalog_mod.Catalog, ev: Evidence, path: str, function: 
     except Exception:  # noqa: BLE001 - the history is extra knowledge; without it the text's own site stays
         return None
     status = fate.get("status")
+    if status == "unknown" and ev.frames[-1] is ev.raise_frame and not _shows_a_raise(ev.raise_frame) and any(
+            h.function_span(path, function, r) is not None for r in releases):
+        # A function of the text's releases with no raise the index knows: its line calls on into code the text
+        # does not show (cut, or filtered). Nothing is placed here, and the words are not trusted to say where
+        # (NumPy's and Python's code say some of JAX's words too).
+        present = [r for r in releases if h.function_span(path, function, r) is not None]
+        shown = f"JAX {present[0]}" if len(present) == 1 else f"JAX {present[0]}–{present[-1]}"
+        return None, (f"The traceback's last frame, `{function}` in `{path}` ({shown}), calls on into code the "
+                      "paste does not show: jaxerrs does not guess where that raised.")
     if not releases or status == "unknown":
         return None, (f"The traceback names `{function}` in `{path}`, which no JAX release from "
                       f"{h.releases()[0]} to {h.releases()[-1]} has: jaxerrs does not guess where it was raised.")
@@ -466,6 +475,14 @@ def _other_release(cat: catalog_mod.Catalog, ev: Evidence, path: str, function: 
     else:
         note = f"This traceback comes from {shown}; the site shown is where that release raised it."
     return site, note
+
+
+_RAISE_CODE = re.compile(r"^\s*(?:raise|assert)\b|:\s*(?:raise|assert)\b")
+
+
+def _shows_a_raise(rf: Frame | None) -> bool:
+    """Whether a frame's shown code raises (``raise …``, ``assert …``, ``if x: raise …``)."""
+    return rf is not None and _RAISE_CODE.search(rf.line or "") is not None
 
 
 def _a_call_not_a_raise(cat: catalog_mod.Catalog, rf: Frame, site: SiteRef | None) -> bool:
