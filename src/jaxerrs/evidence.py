@@ -836,7 +836,8 @@ def _unwrap(lines: list[str], first_offset: int = 0) -> str:
             j += 1
         if j > i and widths[j] <= widths[i]:
             joined[i:j] = [True] * (j - i)
-        elif j == i and i + 1 < len(lines) and widths[i] >= _CUT_MIN and _CUT_IN_WORD.search(lines[i] + "\n" + lines[i + 1][:2]):
+        elif (j == i and i + 1 < len(lines) and widths[i] >= _CUT_MIN
+              and _CUT_IN_WORD.search(lines[i] + "\n" + lines[i + 1][:2])):
             joined[i] = True  # a long line cut inside a word ("you d" / "efined"), at a width no terminal uses
         i = j + 1
     return "".join(ln + ("" if joined[k] or k + 1 == len(lines) else "\n") for k, ln in enumerate(lines))

@@ -1001,8 +1001,8 @@ def _listing_site(ev: Evidence, site: SiteRef) -> list[tuple[Record, float]]:
     (``LISTED_FIT``): a call into compiled code (``apply_primitive``) is listed by records of many of its errors.
     Ordered by that fit, then by how few sites they list."""
     cls = _canon(ev.exc_class or "")
-    listing = [r for r in all_records().values() if r.origin == "curated" and _lists_site(r, site)
-               and cls and _canon(r.class_name) == cls]
+    listing = [r for r in all_records().values() if r.origin == "curated" and _canon(r.class_name) == cls
+               and _lists_site(r, site)] if cls else []
     if not listing:
         return []
     fit = dict(_ranked_among(ev.match_text, tuple(sorted(r.id for r in listing))))
@@ -1012,6 +1012,7 @@ def _listing_site(ev: Evidence, site: SiteRef) -> list[tuple[Record, float]]:
 
 
 def _ranked_among(message: str, ids: tuple[str, ...]) -> list[tuple[str, float]]:
+    """The records ``ids`` by how well their text fits the message, on the scale of the best record of all."""
     from jaxerrs.search_index import rank_records
 
     try:
@@ -1352,7 +1353,8 @@ def _rank_candidates(c: _Case) -> None:
             # raises stay candidates, none named as the site.
             older = _other_release_wording(cat, ev) if ev.source == "text" else None
             if older is not None:
-                (c.site, c.note), c.how = older, "raise site in the release that raised it"
+                c.site, c.note = older
+                c.how = "raise site in the release that raised it" if c.note else "message template"
                 return
             c.note = (f"No raise of the installed JAX {cat.jax_version} words this message so (another "
                       f"release's wording?): the places it raises {ev.exc_class} are listed as candidates, "
