@@ -51,6 +51,10 @@ SEEN = {
     for url in ("https://github.com/borisdayma/dalle-mini/issues/256", "https://github.com/escontra/viper_rl/issues/10",
                 "https://github.com/escontra/viper_rl/issues/6")
 }
+SEEN["https://github.com/patrick-kidger/diffrax/issues/506"] = (
+    "its printed class (XLARuntimeError, in other letter case than jaxlib's) was seen in a count of the held "
+    "record misses by class (2026-12-07), before class names typed by hand were read as the known spelling; "
+    "its text was not read")
 SEEN["https://github.com/jax-ml/jax/issues/39858"] = (
     "its labels and its new answer seen in a diff after the record array-or-tracer-unhashable was added "
     "(2026-12-06 night); its text was not read")

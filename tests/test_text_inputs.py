@@ -838,3 +838,18 @@ def test_a_frame_of_a_file_the_installed_jax_lacks_with_no_raise_there_is_said_t
     assert d.site is None
     assert not any("which no JAX release" in n for n in d.notes)
     assert any("calls on into code the paste does not show" in n and "`uniform`" in n for n in d.notes)
+
+
+@pytest.mark.parametrize("typed", ["valueError", "VALUEError"])
+def test_a_class_name_typed_in_other_letter_case_is_read_as_the_known_class(typed):
+    """A class retyped by hand ("optax valueError: …", "XLARuntimeError") is Python's, JAX's or a record's class
+    when only its letter case differs; the words then place the error as they do under the right spelling."""
+    text = (f"{typed}: vmap got inconsistent sizes for array axes to be mapped:\n"
+            "  * one axis had size 3: axis 0 of argument x of type float32[3];\n"
+            "  * one axis had size 4: axis 0 of argument y of type float32[4]")
+    d = jaxerrs.diagnose_text(text)
+    assert d.is_jax and d.record is not None and d.record.id == "vmap-inconsistent-sizes"
+    assert d.evidence.exc_class == "ValueError"
+    oom = jaxerrs.diagnose_text("XLARuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 17179869184 "
+                                "bytes.")
+    assert oom.is_jax and oom.evidence.exc_class == "XlaRuntimeError"

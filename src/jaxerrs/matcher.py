@@ -97,6 +97,21 @@ def _jax_class_names(cat: catalog_mod.Catalog) -> frozenset[str]:
     return frozenset(names | _ALWAYS_JAX)
 
 
+@lru_cache(maxsize=4)
+def _known_classes(cat: catalog_mod.Catalog, _generation: int) -> dict[str, str]:
+    """Lower-cased name -> the spelling of every class Python, JAX or a curated record names."""
+    names = _builtin_names() | _jax_class_names(cat) | {r.class_name.rsplit(".", 1)[-1] for r in all_records().values()}
+    return {n.lower(): n for n in sorted(names)}
+
+
+def _known_spelling(name: str, cat: catalog_mod.Catalog) -> str:
+    """A pasted class name as Python, JAX or a record spells it, when it is one of theirs in other letter case
+    (a class typed by hand: ``valueError``, ``XLARuntimeError``); the name as pasted otherwise."""
+    if name in _builtin_names() or name in _jax_class_names(cat):
+        return name
+    return _known_classes(cat, records_mod.GENERATION).get(name.lower(), name)
+
+
 class _AnyClass(frozenset):
     def __contains__(self, item: object) -> bool:
         return True
@@ -1231,6 +1246,9 @@ def _start(ev: Evidence) -> _Case | None:
             and not _raised_by_compiled_code(ev) and not _cut_below_python(ev)):
         return None
     cat = catalog_mod.get_nowait() if ev.source == "live" else catalog_mod.get()
+    if ev.source == "text" and ev.exc_class:  # "valueError", "XLARuntimeError": a class retyped by hand
+        ev.exc_class = _known_spelling(ev.exc_class, cat)
+        ev.classes = type(ev.classes)(_known_spelling(x, cat) for x in ev.classes)
     if origin is None and ev.source == "text" and not ev.module and ev.exc_class:
         origin = _library_of_class(ev.exc_class, cat)  # a library's own class, pasted without its module
     if ev.unwrapped is not None and _fit(cat, match_text_of(ev.unwrapped)) > _fit(cat, ev.match_text):
