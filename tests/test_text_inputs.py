@@ -853,3 +853,18 @@ def test_a_class_name_typed_in_other_letter_case_is_read_as_the_known_class(type
     oom = jaxerrs.diagnose_text("XLARuntimeError: RESOURCE_EXHAUSTED: Out of memory while trying to allocate 17179869184 "
                                 "bytes.")
     assert oom.is_jax and oom.evidence.exc_class == "XlaRuntimeError"
+
+
+def test_a_quoted_paragraph_after_prose_naming_the_class_is_the_message():
+    """Prose that names the class in backticks and then quotes what was printed, as a paragraph of its own, with
+    no word such as "error:" just before the quote: the quoted paragraph is the message (Equinox's here, in an
+    older release's wording that ends its first sentence with "!")."""
+    text = ("With the step limit reached, my solve fails with an `XlaRuntimeError`; whichever of `jit` or "
+            "`filter_jit` I use, the output reads:\n\n"
+            "\"An error occurred during the runtime of your JAX program! Unfortunately you do not appear to be using "
+            "`equinox.filter_jit` (perhaps you are using `jax.jit` instead?) and so further information about the "
+            "error cannot be displayed.\"")
+    d = jaxerrs.diagnose_text(text)
+    assert d.evidence.exc_class == "XlaRuntimeError" and d.evidence.message.startswith("An error occurred")
+    assert d.record is not None and d.record.id == "equinox-error-if"
+    assert d.ecosystem == "equinox"

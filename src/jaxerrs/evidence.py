@@ -847,6 +847,7 @@ def _unwrap(lines: list[str], first_offset: int = 0) -> str:
 # 'this leads to `CallCompactUnboundModuleError`'.
 _QUOTED_ERROR = re.compile(r"\b(?:errors?|exceptions?|raises?|throws?|fails?|says?|message)\b[^\"“”`]{0,40}?"
                            r"(?:[\"“](?P<msg>[^\"“”]{20,})[\"”]|`(?P<span>[^`(){}\[\]=]{20,})`)", re.IGNORECASE)
+_QUOTED_PARAGRAPH = re.compile(r"^\s*[\"“](?P<msg>[^\"“”\n]{40,})[\"”]\s*$", re.MULTILINE)
 _PROSE_CLASS = re.compile(r"`(?:[A-Za-z_]\w*\.)*(?P<cls>[A-Z]\w*(?:Error|Exception))`")
 
 
@@ -857,7 +858,12 @@ def _from_prose(text: str) -> tuple[str, str]:
     if quoted is not None and (quoted["msg"] or len(quoted["span"].split()) >= 4):
         return "", (quoted["msg"] or quoted["span"]).strip()
     named = {m.group("cls") for m in _PROSE_CLASS.finditer(text)}
-    return (named.pop(), "") if len(named) == 1 else ("", text)
+    cls = named.pop() if len(named) == 1 else ""
+    # A paragraph that is one quoted passage, after the sentence that names the error: the message it printed.
+    alone = _QUOTED_PARAGRAPH.search(text)
+    if alone is not None:
+        return cls, alone["msg"].strip()
+    return (cls, "") if cls else ("", text)
 
 
 def _inline_exception(lines: list[str]) -> tuple[int, str, bool] | None:
