@@ -868,3 +868,14 @@ def test_a_quoted_paragraph_after_prose_naming_the_class_is_the_message():
     assert d.evidence.exc_class == "XlaRuntimeError" and d.evidence.message.startswith("An error occurred")
     assert d.record is not None and d.record.id == "equinox-error-if"
     assert d.ecosystem == "equinox"
+
+
+def test_a_terminal_s_cut_lines_leave_the_message_s_own_breaks_alone():
+    """Where a terminal cut lines at its width, the other line breaks are the message's own: none is read as a
+    cut inside a word, even when a long line ends and the next starts with lower-case letters."""
+    from jaxerrs.evidence import _unwrap
+
+    run = ["a" * 79 + "b", "c" * 80, "d" * 10]  # cut at 80 columns: joined
+    own = ["the sizes of the axes to be mapped must agree for every argument and every keyword", "argument too"]
+    assert _unwrap(run + own) == "".join(run) + "\n" + "\n".join(own)
+    assert _unwrap(own) == own[0] + own[1]  # alone, it is one reading of a cut, which the matcher may weigh

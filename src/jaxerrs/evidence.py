@@ -829,6 +829,8 @@ def _unwrap(lines: list[str], first_offset: int = 0) -> str:
     at the width too: this is one reading, which the matcher keeps only when JAX's words fit it better."""
     widths = [len(ln) + (first_offset if i == 0 else 0) for i, ln in enumerate(lines)]
     joined = [False] * len(lines)  # joined[i]: line i runs on into line i + 1
+    # Lines of a terminal's width: the terminal cut them, and the other breaks are the message's own.
+    terminal = any(widths[k] == widths[k + 1] in _TERMINAL_WIDTHS for k in range(len(lines) - 1))
     i = 0
     while i < len(lines):
         j = i  # the run of lines i..j: each but the last of the same terminal width
@@ -836,7 +838,7 @@ def _unwrap(lines: list[str], first_offset: int = 0) -> str:
             j += 1
         if j > i and widths[j] <= widths[i]:
             joined[i:j] = [True] * (j - i)
-        elif (j == i and i + 1 < len(lines) and widths[i] >= _CUT_MIN
+        elif (j == i and not terminal and i + 1 < len(lines) and widths[i] >= _CUT_MIN
               and _CUT_IN_WORD.search(lines[i] + "\n" + lines[i + 1][:2])):
             joined[i] = True  # a long line cut inside a word ("you d" / "efined"), at a width no terminal uses
         i = j + 1
