@@ -8,17 +8,20 @@ and four host CPU devices for the sharding records, before JAX is imported.
 from __future__ import annotations
 
 import collections
+import contextlib
 import itertools
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import traceback
 import types
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -85,7 +88,26 @@ def _compiled(code: str, role: str) -> types.CodeType:
 
 def _run_checked(code: str, check: str) -> tuple[BaseException | None, BaseException | None]:
     """Run ``code``, then ``check`` in the same namespace (each once): (what code raised, what check raised).
-    The check does not run when the code raised. JAX config flags the two changed are restored."""
+    The check does not run when the code raised. JAX config flags the two changed are restored. Both run in a
+    scratch working directory of their own, removed after: a snippet that saves to a relative path, as users'
+    code does (``CheckpointManager('runs/exp1')``), leaves nothing where ``kb check`` was started."""
+    with _scratch_directory():
+        return _run_checked_here(code, check)
+
+
+@contextlib.contextmanager
+def _scratch_directory() -> Iterator[None]:
+    start = os.getcwd()
+    scratch = tempfile.mkdtemp(prefix="jaxerrs-kb-")
+    os.chdir(scratch)
+    try:
+        yield
+    finally:
+        os.chdir(start)
+        shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _run_checked_here(code: str, check: str) -> tuple[BaseException | None, BaseException | None]:
     import jax
 
     saved = {}
