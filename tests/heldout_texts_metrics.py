@@ -54,7 +54,7 @@ SEEN = {
 SEEN["https://github.com/patrick-kidger/diffrax/issues/506"] = (
     "its printed class (XLARuntimeError, in other letter case than jaxlib's) was seen in a count of the held "
     "record misses by class (2026-12-07), before class names typed by hand were read as the known spelling; "
-    "its text was not read")
+    "its text was read after it moved here")
 SEEN["https://github.com/jax-ml/jax/issues/39858"] = (
     "its labels and its new answer seen in a diff after the record array-or-tracer-unhashable was added "
     "(2026-12-06 night); its text was not read")
