@@ -305,3 +305,30 @@ def test_library_sites_are_checked_against_the_installed_source():
     assert _library_site_check("flax/core/scope.py", "Scope.param") == "ok"
     assert _library_site_check("flax/core/scope.py", "Scope.no_such_method").startswith("stale")
     assert _library_site_check("flax/no_such_file.py", "f").startswith("stale")
+
+
+def test_words_orbax_and_jax_share_name_the_library_only_when_its_code_raised(shell):
+    """``Checkpoint path should be absolute`` is raised by Orbax and by JAX's own array serialization (which Orbax
+    builds on). Its record covers both; the panel names Orbax only when Orbax's code raised it."""
+    pytest.importorskip("orbax.checkpoint")
+    _, _, d = _cell(shell, """
+        from jax.experimental.array_serialization import serialization
+        spec = serialization.get_tensorstore_spec('weights/w', ocdbt=True)
+    """)
+    assert d is not None and d.record is not None and d.record.id == "orbax-checkpoint-path-not-absolute"
+    assert d.ecosystem is None and d.site.path.startswith("jax/experimental/array_serialization/")
+    _, _, d = _cell(shell, """
+        import os, tempfile
+        import jax.numpy as jnp
+        import orbax.checkpoint as ocp
+        start = os.getcwd()
+        os.chdir(tempfile.mkdtemp())   # the relative path below lands in a scratch folder
+        try:
+            ckptr = ocp.StandardCheckpointer()
+            ckptr.save('checkpoints/run1', {'w': jnp.ones(3)})
+            ckptr.wait_until_finished()
+        finally:
+            os.chdir(start)
+    """)
+    assert d is not None and d.record is not None and d.record.id == "orbax-checkpoint-path-not-absolute"
+    assert d.ecosystem == "orbax" and d.site.path.startswith("orbax/checkpoint/")
