@@ -7,6 +7,7 @@ and four host CPU devices for the sharding records, before JAX is imported.
 
 from __future__ import annotations
 
+import atexit
 import collections
 import contextlib
 import itertools
@@ -90,7 +91,9 @@ def _run_checked(code: str, check: str) -> tuple[BaseException | None, BaseExcep
     """Run ``code``, then ``check`` in the same namespace (each once): (what code raised, what check raised).
     The check does not run when the code raised. JAX config flags the two changed are restored. Both run in a
     scratch working directory of their own, removed after: a snippet that saves to a relative path, as users'
-    code does (``CheckpointManager('runs/exp1')``), leaves nothing where ``kb check`` was started."""
+    code does (``CheckpointManager('runs/exp1')``), leaves nothing where ``kb check`` was started, and two
+    snippets saving to the same relative path do not meet. (A worker also runs in a scratch directory of its
+    own: an async save's thread may make its folder after the snippet returned.)"""
     with _scratch_directory():
         return _run_checked_here(code, check)
 
@@ -503,6 +506,11 @@ def _worker(ids: Iterable[str]) -> None:
     """
     from jaxerrs.kb.records import all_records
 
+    # The worker's own working directory, for its life: what a snippet's background threads write after the
+    # snippet returned (an async checkpoint's folder, made relative to the directory current then) lands here.
+    scratch = tempfile.mkdtemp(prefix="jaxerrs-kb-worker-")
+    os.chdir(scratch)
+    atexit.register(shutil.rmtree, scratch, True)
     records = all_records()
     _load_once()
     if not hasattr(os, "fork") or not os.environ.get(FRESH_ENV) or _backend_started():
