@@ -464,12 +464,11 @@ def _other_release(cat: catalog_mod.Catalog, ev: Evidence, path: str, function: 
     except Exception:  # noqa: BLE001 - the history is extra knowledge; without it the text's own site stays
         return None
     status = fate.get("status")
-    if status == "unknown" and ev.frames[-1] is ev.raise_frame and not _shows_a_raise(ev.raise_frame) and any(
-            h.function_span(path, function, r) is not None for r in releases):
+    present = [r for r in releases if h.function_span(path, function, r) is not None] if status == "unknown" else []
+    if present and ev.frames[-1] is ev.raise_frame and not _shows_a_raise(ev.raise_frame):
         # A function of the text's releases with no raise the index knows: its line calls on into code the text
         # does not show (cut, or filtered). Nothing is placed here, and the words are not trusted to say where
         # (NumPy's and Python's code say some of JAX's words too).
-        present = [r for r in releases if h.function_span(path, function, r) is not None]
         shown = f"JAX {present[0]}" if len(present) == 1 else f"JAX {present[0]}–{present[-1]}"
         return None, (f"The traceback's last frame, `{function}` in `{path}` ({shown}), calls on into code the "
                       "paste does not show: jaxerrs does not guess where that raised.")
@@ -587,7 +586,7 @@ def _site_of_wording(cat: catalog_mod.Catalog, hit: _RecordHit) -> tuple[SiteRef
         releases = [r for r in h.releases() if _in_range(r, rng)]
         key = history.version_key
         said = h.sites_for(hit.text, rec.class_name or None)
-        best: tuple[int, list[str], list[str], records_mod.SiteRef] | None = None
+        best: tuple[list[str], list[str], records_mod.SiteRef] | None = None
         for s in rec.all_sites:
             mine = [r for r in releases if (not s.jax or _in_range(r, s.jax))
                     and h.function_span(s.path, s.function, r) is not None]
@@ -595,11 +594,11 @@ def _site_of_wording(cat: catalog_mod.Catalog, hit: _RecordHit) -> tuple[SiteRef
             spans = [(key(x.releases[0]), key(x.releases[1])) for x in said
                      if x.path == s.path and same_function(x.function, s.function)]
             worded = [r for r in mine if any(lo <= key(r) <= hi for lo, hi in spans)]
-            if mine and (best is None or (len(worded), len(mine)) > (best[0], len(best[1]))):
-                best = (len(worded), mine, worded, s)
+            if mine and (best is None or (len(worded), len(mine)) > (len(best[0]), len(best[1]))):
+                best = (worded, mine, s)
         if best is None:
             return None
-        _n, mine, worded, s = best
+        worded, mine, s = best
         release = (worded or mine)[-1]
         line = h.where(s.path, s.function, release, hit.text) or (h.function_span(s.path, s.function, release)
                                                                    or (0, 0))[0]
@@ -762,10 +761,10 @@ def _other_release_wording(cat: catalog_mod.Catalog, ev: Evidence) -> tuple[Site
         return None
     key = history.version_key
     last = max(strong, key=lambda x: key(x.releases[1]))
-    first = min((x for x in strong if x.path == last.path and x.function == last.function),
-                key=lambda x: key(x.releases[0])).releases[0]
+    first_here = min((x for x in strong if x.path == last.path and x.function == last.function),
+                     key=lambda x: key(x.releases[0])).releases[0]
     installed = key(cat.jax_version)
-    if key(first) <= installed <= key(last.releases[1]):
+    if key(first_here) <= installed <= key(last.releases[1]):
         return SiteRef(last.path, last.line, last.function, last.releases[1], ev.exc_class, last.template), ""
     ref = SiteRef(last.path, last.line, last.function, last.releases[1], ev.exc_class, last.template)
     first = min((x.releases[0] for x in strong), key=key)  # the wording's first release, wherever it raised
@@ -799,12 +798,17 @@ def _library_catalogs() -> tuple[catalog_mod.Catalog, ...]:
     return tuple(catalog_mod.library_catalogs())
 
 
+def _installed_library_catalogs() -> tuple[catalog_mod.Catalog, ...]:
+    """The installed libraries' catalogs of raises; none when they cannot be built (extra knowledge)."""
+    try:
+        return _library_catalogs()
+    except Exception:  # noqa: BLE001 - the libraries' raises are extra knowledge
+        return ()
+
+
 def _library_catalog(library: str | None) -> catalog_mod.Catalog | None:
     """The installed library's catalog of raises, or None (not installed, or its catalog cannot be built)."""
-    try:
-        return next((c for c in _library_catalogs() if c.package == library), None)
-    except Exception:  # noqa: BLE001 - the libraries' raises are extra knowledge
-        return None
+    return next((c for c in _installed_library_catalogs() if c.package == library), None)
 
 
 def _library_ref(s: catalog_mod.Site, lib: catalog_mod.Catalog, jax_version: str) -> SiteRef:
@@ -816,12 +820,8 @@ def _library_site_hits(ev: Evidence, classes: set[str]) -> list[tuple[float, boo
     """The installed libraries' raises whose template matches the message: (quality, scored as JAX's are
     (``_site_hits``); whether it words the message as closely as JAX's own must (``_strong_text_match``); the
     library; the site)."""
-    try:
-        cats = _library_catalogs()
-    except Exception:  # noqa: BLE001 - the libraries' raises are extra knowledge
-        return []
     out = []
-    for lib in cats:
+    for lib in _installed_library_catalogs():
         for s, m in _template_matches(lib, ev.match_text):
             cls_ok = _canon(s.class_name) in classes
             out.append((_match_quality(m, cls_ok), _strong_text_match(m, cls_ok), lib.package,
@@ -1288,11 +1288,7 @@ def _fit(cat: catalog_mod.Catalog, message: str) -> int:
     """How much of JAX's, the installed libraries' and the records' literal text the message spells: its longest
     template match."""
     records = (m.literal for _rec, m, _p in _pattern_hits(message, records_mod.GENERATION))
-    try:
-        libraries = _library_catalogs()
-    except Exception:  # noqa: BLE001 - the libraries' raises are extra knowledge
-        libraries = ()
-    raises = (m.literal for c in (cat, *libraries) for _s, m in _template_matches(c, message))
+    raises = (m.literal for c in (cat, *_installed_library_catalogs()) for _s, m in _template_matches(c, message))
     return max((*records, *raises), default=0)
 
 
