@@ -881,3 +881,53 @@ def test_a_terminal_s_cut_lines_leave_the_message_s_own_breaks_alone():
     own = ["the sizes of the axes to be mapped must agree for every argument and every keyword", "argument too"]
     assert _unwrap(run + own) == "".join(run) + "\n" + "\n".join(own)
     assert _unwrap(own) == own[0] + own[1]  # alone, it is one reading of a cut, which the matcher may weigh
+
+
+def test_a_traceback_cut_before_its_exception_line_takes_the_class_from_ipython_s_header():
+    """An issue's excerpt often stops inside the traceback. IPython's header names the class; the lines shown
+    are no message. ``TraceContextError`` is Flax's, and one record is about it."""
+    text = ("```\n"
+            "---------------------------------------------------------------------------\n"
+            "TraceContextError                         Traceback (most recent call last)\n"
+            "[<ipython-input-9-aeb06e66700c>](https://localhost:8080/#) in <cell line: 0>()\n"
+            "----> 2 frames = jax.vmap(ca.render)(states)\n"
+            "\n"
+            "[/usr/local/lib/python3.11/dist-packages/flax/nnx/extract.py](https://localhost:8080/#) in "
+            "from_tree(tree, prefix)\n"
+            "--> 270       return jax.tree.map(maybe_split, tree, is_leaf=is_leaf)\n")
+    d = jaxerrs.diagnose_text(text)
+    assert d.evidence.exc_class == "TraceContextError" and d.evidence.message == ""
+    assert d.record is not None and d.record.id == "flax-nnx-mutate-outside-trace"
+    assert d.ecosystem == "flax" and d.confidence < 0.5
+    # JAX's wrapper class in the header names no error.
+    wrapped = text.replace("TraceContextError        ", "UnfilteredStackTrace     ")
+    assert jaxerrs.diagnose_text(wrapped).evidence.exc_class == ""
+
+
+def test_an_older_wording_guessed_only_by_its_words_is_placed_in_the_release_that_raised_it():
+    """JAX 0.2-0.4.24 said "reshape total size must be unchanged, got new_sizes … for shape …" from
+    ``_reshape_shape_rule``; no raise of the installed JAX words it, and a record's text made it JAX's. The
+    history index places it there, with a note, as a guess."""
+    d = jaxerrs.diagnose_text("TypeError: reshape total size must be unchanged, got new_sizes (8, 512, 256) for shape "
+                              "(8, 512, 1024, 256).")
+    assert d.site is not None and d.site.function == "_reshape_shape_rule"
+    assert d.site.jax_version != d.evidence.jax_version and d.site.jax_version.startswith("0.")
+    assert any("This wording comes from JAX" in n for n in d.notes)
+    assert d.confidence < 0.5
+
+
+def test_a_site_of_an_older_release_in_a_file_since_moved_keeps_the_record_listing_that_function():
+    """``Tracer.__array__`` lived in ``jax/core.py`` before ``jax/_src/core.py``; a record naming the installed
+    file still answers the older release's site."""
+    text = ("Exception: The numpy.ndarray conversion method __array__() was called on the\nJAX Tracer object\n"
+            "Traced<ShapedArray(int32[], weak_type=True):JaxprTrace(level=-1/1)>.\n\n"
+            "This error can occur when a JAX Tracer object is passed to a raw numpy\n"
+            "function, or a method on a numpy.ndarray object. You might want to check that\n"
+            "you are using `jnp` together with `import jax.numpy as jnp` rather than using\n"
+            "`np` via `import numpy as np`. If this error arises on a line that involves\n"
+            "array indexing, like `x[idx]`, it may be that the array being indexed `x` is a\n"
+            "raw numpy.ndarray while the indices `idx` are a JAX Tracer instance; in that\n"
+            "case, you can instead write `jax.device_put(x)[idx]`.")  # JAX 0.1.x's words (jax PR #3656)
+    d = jaxerrs.diagnose_text(text)
+    assert (d.site.path, d.site.function) == ("jax/core.py", "Tracer.__array__")
+    assert d.record is not None and d.record.id == "tracer-array-conversion"

@@ -686,6 +686,10 @@ def from_text(text: str) -> Evidence:
         if log is not None:
             # No exception at all, but JAX logged a warning or error (a backend that failed to start).
             cls, module, message = "Warning", log[0], log[1]
+        elif frames and (header := _header_class(block)):
+            # A traceback the paste stops in, before its exception line: IPython's header named the class,
+            # and nothing it printed is the message.
+            cls = header
         else:
             message = "\n".join(block).strip()
             if not frames and len(block) <= 3:
@@ -888,6 +892,19 @@ def _inline_exception(lines: list[str]) -> tuple[int, str, bool] | None:
             continue  # a word like "myError: …" is no class
         return i, f"{cls}: {msg.strip()}", closed
     return None
+
+
+def _header_class(lines: list[str]) -> str:
+    """The class IPython's last traceback header names (``ValueError      Traceback (most recent call
+    last)``), or ""."""
+    for ln in reversed(lines):
+        if _HEADER.match(ln.strip()):
+            name = ln.split()[0].rsplit(".", 1)[-1]
+            return name if _CLASS_NAME.fullmatch(name) and name not in _WRAPPERS else ""
+    return ""
+
+
+_CLASS_NAME = re.compile(r"[A-Z]\w*")
 
 
 def _find_exception_line(lines: list[str]) -> int | None:

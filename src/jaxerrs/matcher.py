@@ -1123,8 +1123,14 @@ def _only_record_of_class(cls: str, generation: int) -> str | None:
 
 
 def _lists_site(rec: Record, site: SiteRef) -> bool:
-    """Whether the record names ``site``'s raise (path and function) among its sites of any release."""
-    return any(x.path == site.path and same_function(x.function, site.function) for x in rec.all_sites)
+    """Whether the record names ``site``'s raise (path and function) among its sites of any release: for a site
+    of another release than the installed one, the same function in another file of the package counts too
+    (``jax/core.py`` became ``jax/_src/core.py``; records name the installed file)."""
+    moved = site.jax_version != _installed_jax()
+    package = site.path.split("/", 1)[0]
+    return any((x.path == site.path and same_function(x.function, site.function))
+               or (moved and x.function == site.function and x.path.split("/", 1)[0] == package)
+               for x in rec.all_sites)
 
 
 def _overlap(message: str, rec: Record) -> float:
@@ -1399,7 +1405,11 @@ def _decide_is_jax(c: _Case) -> None:
         c.is_jax = True
     else:
         c.is_jax = _jax_words(c)
-    if not c.is_jax and ev.source == "text" and not _user_raised(ev) and not _foreign(ev.match_text):
+    # JAX's words of another release than the installed one: also where only a guess by the words made it JAX's
+    # and nothing placed it.
+    unplaced = c.site is None and not c.no_guess and not _a_record_answers(c.rec_hits)
+    if ((not c.is_jax or unplaced) and ev.source == "text" and not _user_raised(ev)
+            and not _foreign(ev.match_text)):
         older = _other_release_wording(c.cat, ev)
         if older is not None:  # JAX's words, but of other releases than the installed one
             c.is_jax, (c.site, c.note) = True, older
