@@ -56,6 +56,9 @@ SEEN["https://github.com/patrick-kidger/diffrax/issues/506"] = (
     "its printed class (XLARuntimeError, in other letter case than jaxlib's) was seen in a count of the held "
     "record misses by class (2026-12-07), before class names typed by hand were read as the known spelling; "
     "its text was read after it moved here")
+SEEN["https://github.com/patrick-kidger/equinox/issues/988"] = (
+    "a fragment of its label's `why` (the equinox/_jit.py frames its body shows) was printed by a grep for "
+    "the record equinox-error-if's site (2026-12-07), before that record's site was changed; its text was not read")
 SEEN["https://github.com/jax-ml/jax/issues/39858"] = (
     "its labels and its new answer seen in a diff after the record array-or-tracer-unhashable was added "
     "(2026-12-06 night); its text was not read")
