@@ -931,3 +931,20 @@ def test_a_site_of_an_older_release_in_a_file_since_moved_keeps_the_record_listi
     d = jaxerrs.diagnose_text(text)
     assert (d.site.path, d.site.function) == ("jax/core.py", "Tracer.__array__")
     assert d.record is not None and d.record.id == "tracer-array-conversion"
+
+
+def test_a_call_line_of_another_release_is_no_raise_site_for_a_class_jax_s_python_raises():
+    """JAX 0.2's ``segment_sum`` called ``int(num_segments)`` on a tracer: the frame shown last is that call, in
+    source the installed JAX no longer has, and ``ConcretizationTypeError`` is raised by JAX's Python code
+    deeper down (compiled code raises Python's classes and the runtime's). That call is not named as the site."""
+    text = ("Traceback (most recent call last):\n"
+            '  File "test_jit.py", line 8, in <module>\n'
+            "    jit_fn(c, b)\n"
+            '  File "/home/u/venv37/lib/python3.7/site-packages/jax/_src/ops/scatter.py", line 347, in segment_sum\n'
+            "    num_segments = int(num_segments)\n"
+            "jax._src.traceback_util.FilteredStackTrace: jax.core.ConcretizationTypeError: Abstract tracer value "
+            "encountered where concrete value is expected.\n")
+    d = jaxerrs.diagnose_text(text)
+    assert d.is_jax
+    assert d.site is None or d.site.function != "segment_sum"
+    assert (d.evidence.user_frame.filename, d.evidence.user_frame.lineno) == ("test_jit.py", 8)

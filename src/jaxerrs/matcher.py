@@ -84,6 +84,8 @@ def _builtin_names() -> frozenset[str]:
     return frozenset(n for n in dir(builtins) if isinstance(getattr(builtins, n), type))
 
 
+# JAX's classes its compiled runtime raises (a call into compiled code may be where they were raised).
+_COMPILED_CLASSES = frozenset({"JaxRuntimeError", "XlaRuntimeError"})
 _ALWAYS_JAX = frozenset({"JaxRuntimeError", "XlaRuntimeError", "UnfilteredStackTrace", "ConcretizationTypeError",
                          "TracerBoolConversionError", "TracerIntegerConversionError", "TracerArrayConversionError",
                          "NonConcreteBooleanIndexError", "UnexpectedTracerError", "KeyReuseError", "JaxprTypeError",
@@ -1325,9 +1327,12 @@ def _site_from_frames(c: _Case) -> None:
         # The innermost JAX frame shown calls on into frames the text does not show (filtered, or
         # cut): a raise whose words match the message closely is the better answer.
         hits = _site_hits(ev, cat, c.classes)
-        # JAX's frame already says whose error it is: the message need only start with a raise's words.
-        if any(m is not None and m.start == 0 and m.literal >= TEXT_MIN_LITERAL
-               and _canon(s.class_name) in c.classes for _sc, s, m in hits[:5]):
+        # JAX's frame already says whose error it is: the message need only start with a raise's words. A class
+        # of JAX's Python code (not Python's, not the runtime's, which compiled code raises) says the call is
+        # no raise either.
+        python_class = _canon(ev.exc_class or "") in _jax_class_names(cat) - _COMPILED_CLASSES
+        if python_class or any(m is not None and m.start == 0 and m.literal >= TEXT_MIN_LITERAL
+                               and _canon(s.class_name) in c.classes for _sc, s, m in hits[:5]):
             c.site, c.how = None, ""
     elif _not_this_source(cat, rf, c.site):
         shown = _shown_raise(ev, rf, function)
