@@ -886,7 +886,31 @@ def _library_site(ev: Evidence, library: str) -> SiteRef | None:
     version = _library_version(library)
     if ev.source == "text" and rf.line.strip().startswith("raise"):
         version = _library_release_raising_at(library, rel, rf.lineno, rf.function) or version
+    elif (ev.source == "text" and _canon(ev.exc_class or "") not in _builtin_names()
+          and _library_call_at(library, rel, rf.lineno, rf.function)):
+        # No raise at that line in any release: the frame calls on into code the paste does not show, which
+        # raised the library's (or JAX's) class. (Python's classes may come from compiled code called right
+        # there, as for JAX's frames: that line stays the site.)
+        return None
     return SiteRef(rel, rf.lineno, rf.function, _installed_jax(), library_version=version)
+
+
+def _library_call_at(library: str, path: str, line: int, function: str) -> bool:
+    """Whether ``path:line`` of a library's function is no raise in any release whose ``function`` spans that
+    line (by the library's history index), nor in the installed release: a call into code not shown."""
+    try:
+        if any(c.package == library and c.at(path, line) is not None for c in _library_catalogs()):
+            return False
+        from jaxerrs import history
+
+        h = history.load_library(library)
+    except Exception:  # noqa: BLE001 - the libraries' raises are extra knowledge
+        return False
+    if h is None:
+        return False
+    spanning = [r for r in h.releases() if (span := h.function_span(path, function, r)) is not None
+                and span[0] <= line <= span[1]]
+    return bool(spanning) and not any(h.site_at(path, line, r) is not None for r in spanning)
 
 
 def _library_release_raising_at(library: str, path: str, line: int, function: str) -> str | None:
