@@ -964,3 +964,23 @@ def test_a_traceback_cut_after_the_user_s_cell_with_python_s_class_guesses_no_re
     d = jaxerrs.diagnose_text(text)
     assert d.evidence.exc_class == "ValueError"
     assert d.record is None and not d.candidates
+
+
+def test_a_sentence_starting_with_an_abbreviation_is_no_exception_line():
+    """"E.g." opening an issue is no dotted class: the message is the exception line in the fence below."""
+    text = ("E.g.\n```python\nenv = BraxEnv('ant')\ntd = env.step(td)\n```\n\nThis results in \n\n```\n"
+            "ValueError: Received incompatible devices for jitted computation. Got ARG_SHARDING with device ids [0] "
+            "on platform GPU and ARG_SHARDING with device ids [0] on platform CPU\n```")
+    d = jaxerrs.diagnose_text(text)
+    assert d.evidence.exc_class == "ValueError"
+    assert d.record is not None and d.record.id == "jit-incompatible-devices"
+
+
+def test_an_older_wording_raised_where_no_record_lists_is_guessed_by_the_record_its_words_fit():
+    """JAX 0.2-0.4.30 said "vmap has mapped output but out_axes is None" from ``batching.matchaxis``; the check
+    has since moved into ``vmap`` itself, in other words, and no record lists the old raise. The record whose
+    words hold most of the message is the guess, below 0.5."""
+    d = jaxerrs.diagnose_text("ValueError: vmap has mapped output but out_axes is None")
+    assert d.site is not None and d.site.function == "matchaxis" and d.site.jax_version.startswith("0.4.")
+    assert d.record is not None and d.record.id == "vmap-out-axes-none-batched"
+    assert d.confidence < 0.5

@@ -471,7 +471,8 @@ _IPY_OLD = re.compile(r"^(?P<file>\S+?\.py|<ipython-input-[^>]+>) in (?P<func><c
 _EXC_LINE = re.compile(
     r"^(?P<cls>Exception(?=:)|[A-Za-z_][\w.]*?(?:Error|Exception|Exit|Interrupt|Warning|Iteration|Trace|Transformation)"
     # A dotted class; not a file name that starts a frame line ("klujax.py:249, in analyze").
-    r"|(?![\w.]*\.(?:py|pyx|pyc|so|cc|cpp|h)(?::|$))[A-Za-z_][\w]*\.[A-Za-z_][\w.]*"
+    # Its last name is a class's, capitalised ("E.g." or "i.e." starting a sentence is none).
+    r"|(?![\w.]*\.(?:py|pyx|pyc|so|cc|cpp|h)(?::|$))[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*\.[A-Z]\w*"
     # Other CamelCase classes (JAX's InconclusiveDimensionOperation, ...), only with a message after them.
     r"|[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+(?=:))(?::\s?(?P<msg>.*))?$"
 )
