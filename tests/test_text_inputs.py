@@ -984,3 +984,24 @@ def test_an_older_wording_raised_where_no_record_lists_is_guessed_by_the_record_
     assert d.site is not None and d.site.function == "matchaxis" and d.site.jax_version.startswith("0.4.")
     assert d.record is not None and d.record.id == "vmap-out-axes-none-batched"
     assert d.confidence < 0.5
+
+
+def test_an_older_multi_paragraph_wording_is_guessed_by_its_first_paragraph():
+    """JAX 0.2.0 raised this from ``raise_concretization_error`` in ``jax/core.py``, a raise no record lists; its
+    later paragraphs (the trace's context) are the values, not the error. The record whose words hold the first
+    paragraph is the guess."""
+    text = ("FilteredStackTrace: jax.core.ConcretizationTypeError: Abstract tracer value encountered where concrete "
+            "value is expected.\n\nThe problem arose with the `bool` function. \n\n"
+            "While tracing the function body_fn at /env/lib/python3.7/site-packages/numpyro/infer/util.py:209, this "
+            "value became a tracer due to JAX operations on these lines:\n\n"
+            "  operation rc:bool[] = reduce_and[ axes=(0,) ] rb:bool[753]\n"
+            "    from line /env/lib/python3.7/site-packages/numpyro/distributions/distribution.py:246 (_validate_sample)"
+            "\n\nYou can use transformation parameters such as `static_argnums` for `jit` to avoid tracing particular "
+            "arguments of transformed functions.\n\n"
+            "See https://jax.readthedocs.io/en/latest/faq.html#abstract-tracer-value-encountered-where-concrete-value-"
+            "is-expected-error for more information.\n\n"
+            "Encountered tracer value: Traced<ShapedArray(bool[])>with<DynamicJaxprTrace(level=1/0)>\n")
+    d = jaxerrs.diagnose_text(text)
+    assert (d.site.path, d.site.function) == ("jax/core.py", "raise_concretization_error")
+    assert d.record is not None and d.record.id.startswith("concretization-")
+    assert d.confidence < 0.5

@@ -1032,9 +1032,11 @@ def _guesses(ev: Evidence, site: SiteRef | None) -> list[tuple[Record, float]]:
     if same_file or (listing := _listing_site(ev, site)):
         return same_file or listing
     # A raise of another release that no record lists (the check moved since, into another function or file):
-    # the best record by the words, when its words hold most of the message's.
+    # the best record by the words, when its words hold most of the message's first paragraph (JAX states the
+    # error first; later paragraphs add the values and the context of the trace).
     moved = site.jax_version != _installed_jax() and not site.library_version
-    return found[:1] if moved and found and _overlap(ev.match_text, found[0][0]) >= SAME_FILE_OVERLAP else []
+    head = ev.match_text.strip().split("\n\n", 1)[0]
+    return found[:1] if moved and found and _overlap(head, found[0][0]) >= SAME_FILE_OVERLAP else []
 
 
 LISTED_FIT = 0.4  # a record listing the site, guessed from: its text's fit to the message over the best record's
