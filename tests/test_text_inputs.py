@@ -1005,3 +1005,24 @@ def test_an_older_multi_paragraph_wording_is_guessed_by_its_first_paragraph():
     assert (d.site.path, d.site.function) == ("jax/core.py", "raise_concretization_error")
     assert d.record is not None and d.record.id.startswith("concretization-")
     assert d.confidence < 0.5
+
+
+def test_a_shown_raise_of_what_a_function_builds_is_the_site_of_the_release_that_raised_there():
+    """JAX 0.7.2-0.8.1 raised ``escaped_tracer_error(arg)`` (a function building the error) at line 1176 of
+    ``jax/_src/core.py`` in ``check_eval_args``; the installed JAX has other code there. The frame names its own
+    site, in those releases."""
+    text = ("UnexpectedTracerError                     Traceback (most recent call last)\n\n"
+            "[/tmp/ipython-input-3692169468.py](https://localhost:8080/#) in <cell line: 0>()\n"
+            "----> 1 out = iterate(step, v0)\n\n"
+            "[/usr/local/lib/python3.12/dist-packages/jax/_src/core.py](https://localhost:8080/#) in "
+            "check_eval_args(args)\n"
+            "   1174   for arg in args:\n"
+            "   1175     if isinstance(arg, Tracer):\n"
+            "-> 1176       raise escaped_tracer_error(arg)\n\n"
+            "UnexpectedTracerError: Encountered an unexpected tracer. A function transformed by JAX had a side "
+            "effect, allowing for a reference to an intermediate value with type float32[200,200,2] wrapped in a "
+            "DynamicJaxprTracer to escape the scope of the transformation.\n")
+    d = jaxerrs.diagnose_text(text)
+    assert (d.site.path, d.site.function, d.site.line) == ("jax/_src/core.py", "check_eval_args", 1176)
+    assert d.site.jax_version.startswith(("0.7.", "0.8."))
+    assert d.record is not None and d.record.id == "unexpected-tracer-leak"

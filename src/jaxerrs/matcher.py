@@ -624,10 +624,12 @@ def _not_this_source(cat: catalog_mod.Catalog, rf: Frame, site: SiteRef | None) 
 
 
 def _shown_raise(ev: Evidence, rf: Frame, function: str) -> tuple[SiteRef, str] | None:
-    """A pasted frame whose shown line raises the error's class, at a line where the history index has a raise
-    of the same function in some releases: that site, in the latest of them, and a note naming them."""
+    """A pasted frame whose shown line raises the error's class (or what a function builds, such as
+    ``raise escaped_tracer_error(arg)``: no other class), at a line where the history index has a raise of the
+    same function in some releases: that site, in the latest of them, and a note naming them."""
     m = re.match(r"raise\s+([\w.]+)", rf.line.strip())
-    if m is None or (ev.exc_class and _canon(m.group(1).rsplit(".", 1)[-1]) != _canon(ev.exc_class)):
+    raised = m.group(1).rsplit(".", 1)[-1] if m is not None else ""
+    if m is None or (ev.exc_class and raised[:1].isupper() and _canon(raised) != _canon(ev.exc_class)):
         return None
     try:
         from jaxerrs import history
