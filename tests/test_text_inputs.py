@@ -1026,3 +1026,38 @@ def test_a_shown_raise_of_what_a_function_builds_is_the_site_of_the_release_that
     assert (d.site.path, d.site.function, d.site.line) == ("jax/_src/core.py", "check_eval_args", 1176)
     assert d.site.jax_version.startswith(("0.7.", "0.8."))
     assert d.record is not None and d.record.id == "unexpected-tracer-leak"
+
+
+def test_a_shown_assert_in_a_function_of_older_releases_is_their_site():
+    """``jax/numpy/lax_numpy.py`` (before ``jax/_src``) had ``array`` in JAX 0.2.0-0.2.3, where an ``assert``
+    failed; the index holds no message for an assert. The frame is the site, in those releases (the note had
+    said that no release had the function)."""
+    text = ("---------------------------------------------------------------------------\n"
+            "AssertionError                            Traceback (most recent call last)\n"
+            "<ipython-input-9-515fb738910a> in <module>\n"
+            "----> 2 jnp.asarray([2,3], dtype='int')\n\n"
+            "~/.env/lib/python3.8/site-packages/jax/numpy/lax_numpy.py in array(object, dtype, copy, order, ndmin)\n"
+            "   2463   if type(object) is np.ndarray:\n"
+            "   2464     out = _device_put_raw(object)\n"
+            "-> 2465     if dtype: assert _dtype(out) == dtype\n"
+            "   2466   elif isinstance(object, (DeviceArray, core.Tracer)):\n\n"
+            "AssertionError: \n")
+    d = jaxerrs.diagnose_text(text)
+    assert (d.site.path, d.site.function, d.site.line) == ("jax/numpy/lax_numpy.py", "array", 2465)
+    assert d.site.jax_version.startswith("0.2.")
+    assert not any("no JAX release" in n for n in d.notes)
+
+
+def test_a_jax_frame_of_older_releases_calling_into_numpy_that_raised_is_said_so():
+    """JAX 0.2's ``_reshape`` (``jax/numpy/lax_numpy.py``) called NumPy's ``reshape``, which raised: the note says
+    that frame called into code below it, not that no release had the function; no site in JAX is guessed."""
+    text = ("/usr/local/lib/python3.6/dist-packages/jax/numpy/lax_numpy.py in _reshape(a, newshape, order)\n"
+            "    638 def _reshape(a, newshape, order=\"C\"):\n"
+            "--> 640   computed_newshape = onp.reshape(dummy_val, newshape).shape\n\n"
+            "/usr/local/lib/python3.6/dist-packages/numpy/core/fromnumeric.py in _wrapfunc(obj, method, *args, **kwds)\n"
+            "---> 56         return getattr(obj, method)(*args, **kwds)\n\n"
+            "ValueError: cannot reshape array of size 12 into shape (3,)\n")
+    d = jaxerrs.diagnose_text(text)
+    assert d.site is None
+    assert any("called into the code below it" in n for n in d.notes)
+    assert not any("no JAX release" in n for n in d.notes)

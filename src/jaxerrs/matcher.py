@@ -467,14 +467,29 @@ def _other_release(cat: catalog_mod.Catalog, ev: Evidence, path: str, function: 
         return None
     status = fate.get("status")
     present = [r for r in releases if h.function_span(path, function, r) is not None] if status == "unknown" else []
-    if present and ev.frames[-1] is ev.raise_frame and not _shows_a_raise(ev.raise_frame):
+    if present and ev.frames[-1] is not ev.raise_frame:
+        shown = f"JAX {present[0]}" if len(present) == 1 else f"JAX {present[0]}–{present[-1]}"
+        return None, (f"The traceback's last JAX frame, `{function}` in `{path}` ({shown}), called into the code "
+                      "below it (not JAX's), which raised: jaxerrs does not guess a site in JAX.")
+    if present:
+        shown = f"JAX {present[0]}" if len(present) == 1 else f"JAX {present[0]}–{present[-1]}"
+        if _shows_a_raise(ev.raise_frame):
+            # A raise whose words the index does not hold (an ``assert``, a message built elsewhere), shown in a
+            # function those releases had: that frame is the site, in the latest release raising at that line.
+            raising = [r for r in present if (hit := h.site_at(path, lineno, r)) is not None
+                       and same_function(hit.function, function)] or present
+            shown = f"JAX {raising[0]}" if len(raising) == 1 else f"JAX {raising[0]}–{raising[-1]}"
+            return (SiteRef(path, lineno, function, raising[-1], ev.exc_class),
+                    f"This traceback comes from {shown}; the site shown is where that release raised it.")
         # A function of the text's releases with no raise the index knows: its line calls on into code the text
         # does not show (cut, or filtered). Nothing is placed here, and the words are not trusted to say where
         # (NumPy's and Python's code say some of JAX's words too).
-        shown = f"JAX {present[0]}" if len(present) == 1 else f"JAX {present[0]}–{present[-1]}"
         return None, (f"The traceback's last frame, `{function}` in `{path}` ({shown}), calls on into code the "
                       "paste does not show: jaxerrs does not guess where that raised.")
     if not releases or status == "unknown":
+        if any(h.function_span(path, function, r) is not None for r in h.releases()):
+            return None, (f"The traceback names `{function}` in `{path}`, of JAX releases its other clues rule out: "
+                          "jaxerrs does not guess where it was raised.")
         return None, (f"The traceback names `{function}` in `{path}`, which no JAX release from "
                       f"{h.releases()[0]} to {h.releases()[-1]} has: jaxerrs does not guess where it was raised.")
     release = releases[-1]
