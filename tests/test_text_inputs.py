@@ -1061,3 +1061,20 @@ def test_a_jax_frame_of_older_releases_calling_into_numpy_that_raised_is_said_so
     assert d.site is None
     assert any("called into the code below it" in n for n in d.notes)
     assert not any("no JAX release" in n for n in d.notes)
+
+
+def test_a_site_placed_by_the_words_moves_to_the_file_of_the_release_the_frames_name():
+    """The frames (``nonzero`` at line 2268 of ``jax/_src/numpy/lax_numpy.py``) are JAX 0.2.12's; the words place
+    the raise in ``concrete_or_error``, which that release had in ``jax/core.py``: the site is given there."""
+    text = ("Traceback (most recent call last):\n"
+            '  File "<stdin>", line 1, in <module>\n'
+            '  File "/home/u/anaconda3/lib/python3.8/site-packages/jax/_src/numpy/lax_numpy.py", line 1698, in where\n'
+            "    return nonzero(asarray(condition))\n"
+            '  File "/home/u/anaconda3/lib/python3.8/site-packages/jax/_src/numpy/lax_numpy.py", line 2268, in nonzero\n'
+            '    a = core.concrete_or_error(atleast_1d, a, "The error arose in jnp.nonzero")\n'
+            "jax._src.traceback_util.FilteredStackTrace: jax._src.errors.ConcretizationTypeError: Abstract tracer "
+            "value encountered where concrete value is expected: Traced<ShapedArray(int32[4])>with<BatchTrace("
+            "level=1/0)>\nThe error arose in jnp.nonzero\n")
+    d = jaxerrs.diagnose_text(text)
+    assert (d.site.path, d.site.function, d.site.jax_version) == ("jax/core.py", "concrete_or_error", "0.2.12")
+    assert any("0.2.12" in n for n in d.notes)

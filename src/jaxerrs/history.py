@@ -659,6 +659,12 @@ class History:
         lines = sorted(s.lines[ri][0] for s in cands)
         return lines[0] if lines else None
 
+    def paths_of(self, function: str, release: str) -> list[str]:
+        """The files that have a raise in a function of this qualified name in ``release``."""
+        ri = self._index.get(release)
+        return sorted({p for (p, f), sites in self._by_function.items()
+                       if f == function and any(ri in s.lines for s in sites)})
+
     def templates_at(self, path: str, function: str, release: str) -> list[str | None]:
         """The message templates of the raises in ``function`` of ``path`` in ``release`` (None: one the index
         cannot read, such as a message built elsewhere)."""

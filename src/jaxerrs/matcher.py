@@ -714,6 +714,33 @@ def _older_wording(cat: catalog_mod.Catalog, ev: Evidence, site: SiteRef) -> tup
     return ref, note
 
 
+def _in_the_text_s_release(cat: catalog_mod.Catalog, ev: Evidence, site: SiteRef) -> tuple[SiteRef, str] | None:
+    """The installed release's site the words placed, in the release the traceback's JAX frames say it comes
+    from, when they rule the installed release out and that release raised in the same function in another
+    file (``jax/core.py`` before ``jax/_src/core.py``): that file and line, and a note."""
+    if site.jax_version != cat.jax_version or site.library_version or not any(f.jax_path for f in ev.frames):
+        return None
+    try:
+        from jaxerrs import history
+
+        h = history.load()
+        releases = h.releases_from_text(ev.text) if ev.text else []
+    except Exception:  # noqa: BLE001 - the history is extra knowledge
+        return None
+    if not releases or cat.jax_version in releases or len(releases) == len(h.releases()):
+        return None
+    release = releases[-1]
+    package = site.path.split("/", 1)[0]
+    for path in h.paths_of(site.function, release):
+        line = h.where(path, site.function, release) if path.split("/", 1)[0] == package else None
+        if line is not None and path != site.path:
+            shown = f"JAX {releases[0]}" if len(releases) == 1 else f"JAX {releases[0]}–{releases[-1]}"
+            return (SiteRef(path, line, site.function, release, site.exc_class),
+                    f"This traceback comes from {shown}, where `{site.function}` raised it from `{path}`; the "
+                    f"installed JAX {cat.jax_version} raises it at `{site.path}:{site.line}`.")
+    return None
+
+
 # Messages Python itself words exactly so. JAX's modules answer a missing name with a ``__getattr__`` that copies
 # Python's words: a raise of JAX with such a template is where JAX raised it only when a JAX frame could show it.
 PYTHON_WORDED = ("module {module} has no attribute {name}", *FOREIGN_MESSAGES)
@@ -1442,6 +1469,9 @@ def _rank_candidates(c: _Case) -> None:
             unplaced = _words_cannot_place(ev, c.site)
             if unplaced is not None:  # the words alone do not say where: the places stay candidates
                 c.site, c.how, c.note, c.no_guess = None, "message only", unplaced, True
+            elif (moved := _in_the_text_s_release(cat, ev, c.site)) is not None:
+                c.site, c.note = moved
+                c.how = "raise site in the release that raised it"
 
 
 def _decide_is_jax(c: _Case) -> None:
