@@ -1078,3 +1078,27 @@ def test_a_site_placed_by_the_words_moves_to_the_file_of_the_release_the_frames_
     d = jaxerrs.diagnose_text(text)
     assert (d.site.path, d.site.function, d.site.jax_version) == ("jax/core.py", "concrete_or_error", "0.2.12")
     assert any("0.2.12" in n for n in d.notes)
+
+
+def test_a_paste_cut_in_the_re_raise_after_jax_s_simplified_traceback_note_is_the_error_before_it():
+    """An error, JAX's ``SimplifiedTraceback`` note chained after it, then the filtered re-raise, cut before its
+    exception line: the note is no error; the error is the block before it."""
+    text = ("Traceback (most recent call last):\n"
+            '  File "/home/me/test.py", line 12, in <module>\n'
+            "    print(f(42))\n"
+            '  File "/home/me/test.py", line 7, in f\n'
+            "    x = jax.random.uniform(key)\n"
+            "jax.errors.KeyReuseError: PRNG key first used at the above location was subsequently reused at the "
+            "following location:\n"
+            "See https://jax.readthedocs.io/en/latest/errors.html#jax.errors.KeyReuseError\n\n"
+            "The above exception was the direct cause of the following exception:\n\n"
+            "jax.errors.SimplifiedTraceback: For simplicity, JAX has removed its internal frames from the traceback "
+            "of the following exception. Set JAX_TRACEBACK_FILTERING=off to include these.\n\n"
+            "The above exception was the direct cause of the following exception:\n\n"
+            "Traceback (most recent call last):\n"
+            '  File "/home/me/test.py", line 12, in <module>\n'
+            "    print(f(42))\n")
+    d = jaxerrs.diagnose_text(text)
+    assert d.evidence.exc_class == "KeyReuseError"
+    assert d.record is not None and d.record.id.startswith("key-reuse-")
+    assert (Path(d.evidence.user_frame.filename).name, d.evidence.user_frame.lineno) == ("test.py", 12)

@@ -653,7 +653,8 @@ def from_text(text: str) -> Evidence:
         # each earlier block, to the chain line after it
         bounds = list(zip([0, *starts[:-1]], [s - 1 for s in starts], strict=True))
         for start, end in reversed(bounds):
-            if (found := _find_exception_line(lines[start:end])) is not None:
+            found = _find_exception_line(lines[start:end])
+            if found is not None and not _is_filter_note(lines[start + found]):
                 cut_block, earlier, block, exc_idx = block, lines[:start], lines[start:end], found
                 break
     if exc_idx is None and (inline := _inline_exception(block)) is not None:
@@ -893,6 +894,13 @@ def _inline_exception(lines: list[str]) -> tuple[int, str, bool] | None:
             continue  # a word like "myError: …" is no class
         return i, f"{cls}: {msg.strip()}", closed
     return None
+
+
+def _is_filter_note(line: str) -> bool:
+    """JAX's ``SimplifiedTraceback`` line, chained between an error and its filtered re-raise: a note, not the
+    error."""
+    m = _EXC_LINE.match(line.rstrip())
+    return m is not None and m.group("cls").rsplit(".", 1)[-1] == "SimplifiedTraceback"
 
 
 def _header_class(lines: list[str]) -> str:
