@@ -1102,3 +1102,21 @@ def test_a_paste_cut_in_the_re_raise_after_jax_s_simplified_traceback_note_is_th
     assert d.evidence.exc_class == "KeyReuseError"
     assert d.record is not None and d.record.id.startswith("key-reuse-")
     assert (Path(d.evidence.user_frame.filename).name, d.evidence.user_frame.lineno) == ("test.py", 12)
+
+
+def test_a_project_s_own_subpackage_named_jax_is_the_user_s_code():
+    """``netket/jax/sharding.py`` reads as JAX's ``jax/sharding.py``, but no JAX release has ``gather`` there: it is
+    the project's own file, the user's frame; its line calls ``jax.jit``, so JAX's words still place the raise."""
+    text = ("test_sharding/test_sharding.py:338: in test_serialization\n"
+            "    b = serialization.to_bytes(vs)\n"
+            "netket/sampler/metropolis.py:120: in serialize_MetropolisSamplerState_sharding\n"
+            "    state_dict[prop] = gather(x)\n"
+            "netket/jax/sharding.py:294: in gather\n"
+            "    return jax.jit(_identity, out_shardings=out_shardings)(x)\n"
+            "E   ValueError: One of pjit outputs is incompatible with its sharding annotation PositionalSharding([{CPU "
+            "0, 1}], shape=(1,)): Sharding PositionalSharding([{CPU 0, 1}], shape=(1,)) is only valid for values of "
+            "rank 1, but was applied to a value of rank 2\n")
+    d = jaxerrs.diagnose_text(text)
+    assert (d.evidence.user_frame.filename, d.evidence.user_frame.lineno) == ("netket/jax/sharding.py", 294)
+    assert d.is_jax and d.site is not None and d.site.function == "pjit_check_aval_sharding"
+    assert not any("no JAX release" in n for n in d.notes)

@@ -170,6 +170,12 @@ def _locate(frames: list[Frame]) -> tuple[Frame | None, Frame | None]:
     return raise_frame, user
 
 
+def relocate(ev: Evidence, frames: list[Frame]) -> None:
+    """Give ``ev`` these frames (some read anew) and find its raise and user frames again."""
+    ev.frames = frames
+    ev.raise_frame, ev.user_frame = _locate(frames) if frames else (None, None)
+
+
 def _user_above(frames: list[Frame], idx: int) -> Frame | None:
     """The innermost of the user's own frames above ``frames[idx]``. Frames of installed libraries (Flax, Optax, …)
     are never the user's own code; nor is code Python generated (a dataclass's ``__init__``: "<string>")."""

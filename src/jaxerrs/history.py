@@ -898,6 +898,10 @@ class History:
             out.setdefault(key[0], {})[key] = per
         return out
 
+    def has_file(self, path: str) -> bool:
+        """Whether some indexed release has a function in ``path``."""
+        return bool(self._funcs_by_path.get(path))
+
     def qualnames(self, path: str, name: str, line: int | None = None) -> list[str]:
         """Qualified names of the functions in ``path`` that a traceback prints as ``name`` (its co_name).
 

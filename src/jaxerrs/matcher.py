@@ -22,7 +22,7 @@ import math
 import re
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -42,6 +42,7 @@ from jaxerrs.evidence import (
     from_text,
     match_text_of,
     package_relpath,
+    relocate,
 )
 from jaxerrs.kb import records as records_mod
 from jaxerrs.kb.records import Record, _in_range, all_records, installed_jax, requirement_met
@@ -1329,6 +1330,8 @@ def _start(ev: Evidence) -> _Case | None:
             and not _raised_by_compiled_code(ev) and not _cut_below_python(ev)):
         return None
     cat = catalog_mod.get_nowait() if ev.source == "live" else catalog_mod.get()
+    if ev.source == "text":
+        _not_jax_s_files(ev, cat)
     if ev.source == "text" and ev.exc_class:  # "valueError", "XLARuntimeError": a class retyped by hand
         ev.exc_class = _known_spelling(ev.exc_class, cat)
         ev.classes = type(ev.classes)(_known_spelling(x, cat) for x in ev.classes)
@@ -1342,6 +1345,29 @@ def _start(ev: Evidence) -> _Case | None:
     if eco is None and ev.source == "live":
         eco = ecosystem_of_values(ev)
     return _Case(ev, cat, classes, origin, eco)
+
+
+def _not_jax_s_files(ev: Evidence, cat: catalog_mod.Catalog) -> None:
+    """Pasted frames read as JAX's by a ``jax/`` folder in a path that is no install (``netket/jax/sharding.py``,
+    a project's own subpackage named ``jax``): when JAX's releases had that file but neither the installed JAX nor
+    any release the history index holds has that function in it, the frame is the user's code, and the raise and
+    user frames are found again."""
+    odd = [f for f in ev.frames if f.kind == "jax" and "-packages/" not in f.filename.replace("\\", "/")
+           and f.jax_path and not f.function.startswith("<") and not _installed_has(cat, f.jax_path, f.function)]
+    if not odd:
+        return
+    try:
+        from jaxerrs import history
+
+        h = history.load()
+    except Exception:  # noqa: BLE001 - the history is extra knowledge
+        return
+    # JAX's file in some release, never with that function: another project's file of the same name. (A file no
+    # release's package has, such as JAX's own examples/ run from a checkout, stays as it was read.)
+    mine = {id(f) for f in odd if ((Path(cat.root) / (f.jax_path or "")).is_file() or h.has_file(f.jax_path or ""))
+            and not h.qualnames(f.jax_path or "", f.function)}
+    if mine:
+        relocate(ev, [replace(f, kind="user") if id(f) in mine else f for f in ev.frames])
 
 
 _CAMEL_WORD = re.compile(r"[A-Z][a-z0-9]+|[A-Z]+(?![a-z])")
@@ -1528,7 +1554,8 @@ def _jax_words(c: _Case) -> bool:
         for h in c.rec_hits[:5])
     # Compiled code raising on the user's line speaks Python's words as often as JAX's ("unsupported
     # operand type(s) for +"): there only a curated record, written for one JAX error, may claim it.
-    compiled_on_user_line = not ev.frames_removed and _user_raised(ev)
+    # (A user's line that calls JAX's API, ``jax.jit(f)(x)``, ran JAX's Python below it, its frames filtered.)
+    compiled_on_user_line = not ev.frames_removed and _user_raised(ev) and not _calls_jax(rf)
     is_jax = strong_rec or (strong_site and not compiled_on_user_line)
     if not is_jax and rf is None and ev.source == "text" and not _a_record_answers(c.rec_hits):
         # A record that speaks nearly every word of the message, or starts as it does (its wording of another
@@ -1539,6 +1566,14 @@ def _jax_words(c: _Case) -> bool:
                                     or guessed[0][0].id == _shared_start(ev.match_text, records_mod.GENERATION))
     specific = max((_letters(h.text) for h in c.rec_hits[:5] if h.pattern is not None and h.text), default=0)
     return is_jax and not _foreign(ev.match_text, specific)
+
+
+_JAX_CALL = re.compile(r"\b(?:jax|jnp|lax)\.[\w.]+\(")
+
+
+def _calls_jax(rf: Frame | None) -> bool:
+    """Whether a frame's shown line calls JAX's API (``jax.jit(f)(x)``, ``jnp.dot(a, b)``)."""
+    return rf is not None and _JAX_CALL.search(rf.line or "") is not None
 
 
 def _a_record_answers(hits: list[_RecordHit]) -> bool:
