@@ -940,17 +940,25 @@ def _library_site(ev: Evidence, library: str) -> SiteRef | None:
     return SiteRef(rel, rf.lineno, rf.function, _installed_jax(), library_version=version)
 
 
+def _library_history_past(library: str, path: str, line: int, function: str | None = None
+                          ) -> history_mod.History | None:
+    """The library's history index, for a pasted frame whose line is no raise (of ``function``, if given) in the
+    installed release; None where it is one, or where the index cannot be read."""
+    try:
+        if any(c.package == library and (s := c.at(path, line)) is not None
+               and (function is None or same_function(s.function, function)) for c in _library_catalogs()):
+            return None
+        from jaxerrs import history
+
+        return history.load_library(library)
+    except Exception:  # noqa: BLE001 - the libraries' raises are extra knowledge
+        return None
+
+
 def _library_call_at(library: str, path: str, line: int, function: str) -> bool:
     """Whether ``path:line`` of a library's function is no raise in any release whose ``function`` spans that
     line (by the library's history index), nor in the installed release: a call into code not shown."""
-    try:
-        if any(c.package == library and c.at(path, line) is not None for c in _library_catalogs()):
-            return False
-        from jaxerrs import history
-
-        h = history.load_library(library)
-    except Exception:  # noqa: BLE001 - the libraries' raises are extra knowledge
-        return False
+    h = _library_history_past(library, path, line)
     if h is None:
         return False
     spanning = [r for r in h.releases() if (span := h.function_span(path, function, r)) is not None
@@ -962,15 +970,7 @@ def _library_release_raising_at(library: str, path: str, line: int, function: st
     """For a pasted library frame that shows a raise: None when the installed release raises at that line, else
     the latest release in the library's history index that raises there from that function (the site's link
     then points at a release that has that line), or None when none does."""
-    try:
-        if any(c.package == library and (s := c.at(path, line)) is not None and same_function(s.function, function)
-               for c in _library_catalogs()):
-            return None
-        from jaxerrs import history
-
-        h = history.load_library(library)
-    except Exception:  # noqa: BLE001 - the libraries' raises are extra knowledge
-        return None
+    h = _library_history_past(library, path, line, function)
     if h is None:
         return None
     raising = _releases_raising_at(h, path, line, function)
