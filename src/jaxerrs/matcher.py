@@ -468,25 +468,8 @@ def _other_release(cat: catalog_mod.Catalog, ev: Evidence, path: str, function: 
         return None
     status = fate.get("status")
     present = [r for r in releases if h.function_span(path, function, r) is not None] if status == "unknown" else []
-    if present and ev.frames[-1] is not ev.raise_frame:
-        shown = f"JAX {present[0]}" if len(present) == 1 else f"JAX {present[0]}–{present[-1]}"
-        return None, (f"The traceback's last JAX frame, `{function}` in `{path}` ({shown}), called into the code "
-                      "below it (not JAX's), which raised: jaxerrs does not guess a site in JAX.")
     if present:
-        shown = f"JAX {present[0]}" if len(present) == 1 else f"JAX {present[0]}–{present[-1]}"
-        if _shows_a_raise(ev.raise_frame):
-            # A raise whose words the index does not hold (an ``assert``, a message built elsewhere), shown in a
-            # function those releases had: that frame is the site, in the latest release raising at that line.
-            raising = [r for r in present if (hit := h.site_at(path, lineno, r)) is not None
-                       and same_function(hit.function, function)] or present
-            shown = f"JAX {raising[0]}" if len(raising) == 1 else f"JAX {raising[0]}–{raising[-1]}"
-            return (SiteRef(path, lineno, function, raising[-1], ev.exc_class),
-                    f"This traceback comes from {shown}; the site shown is where that release raised it.")
-        # A function of the text's releases with no raise the index knows: its line calls on into code the text
-        # does not show (cut, or filtered). Nothing is placed here, and the words are not trusted to say where
-        # (NumPy's and Python's code say some of JAX's words too).
-        return None, (f"The traceback's last frame, `{function}` in `{path}` ({shown}), calls on into code the "
-                      "paste does not show: jaxerrs does not guess where that raised.")
+        return _in_releases_having(h, ev, path, function, lineno, present)
     if not releases or status == "unknown":
         if any(h.function_span(path, function, r) is not None for r in h.releases()):
             return None, (f"The traceback names `{function}` in `{path}`, of JAX releases its other clues rule out: "
@@ -507,6 +490,30 @@ def _other_release(cat: catalog_mod.Catalog, ev: Evidence, path: str, function: 
     else:
         note = f"This traceback comes from {shown}; the site shown is where that release raised it."
     return site, note
+
+
+def _in_releases_having(h: history_mod.History, ev: Evidence, path: str, function: str, lineno: int,
+                        present: list[str]) -> tuple[SiteRef | None, str]:
+    """The last JAX frame of a traceback, in a function the text's releases ``present`` had, with no raise the
+    index holds there: code below it raised, the frame's own raise (an ``assert``), or a call into code not
+    shown. The site, if any, and a note saying which."""
+    shown = f"JAX {present[0]}" if len(present) == 1 else f"JAX {present[0]}–{present[-1]}"
+    if ev.frames[-1] is not ev.raise_frame:
+        return None, (f"The traceback's last JAX frame, `{function}` in `{path}` ({shown}), called into the code "
+                      "below it (not JAX's), which raised: jaxerrs does not guess a site in JAX.")
+    if _shows_a_raise(ev.raise_frame):
+        # A raise whose words the index does not hold (an ``assert``, a message built elsewhere), shown in a
+        # function those releases had: that frame is the site, in the latest release raising at that line.
+        raising = [r for r in present if (hit := h.site_at(path, lineno, r)) is not None
+                   and same_function(hit.function, function)] or present
+        shown = f"JAX {raising[0]}" if len(raising) == 1 else f"JAX {raising[0]}–{raising[-1]}"
+        return (SiteRef(path, lineno, function, raising[-1], ev.exc_class),
+                f"This traceback comes from {shown}; the site shown is where that release raised it.")
+    # No raise the index knows: its line calls on into code the text does not show (cut, or filtered). Nothing
+    # is placed here, and the words are not trusted to say where (NumPy's and Python's code say some of JAX's
+    # words too).
+    return None, (f"The traceback's last frame, `{function}` in `{path}` ({shown}), calls on into code the "
+                  "paste does not show: jaxerrs does not guess where that raised.")
 
 
 _RAISE_CODE = re.compile(r"^\s*(?:raise|assert)\b|:\s*(?:raise|assert)\b")
