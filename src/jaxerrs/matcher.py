@@ -478,7 +478,7 @@ def _other_release(cat: catalog_mod.Catalog, ev: Evidence, path: str, function: 
                       f"{h.releases()[0]} to {h.releases()[-1]} has: jaxerrs does not guess where it was raised.")
     release = releases[-1]
     site = SiteRef(path, lineno, function, release)
-    shown = f"JAX {releases[0]}" if len(releases) == 1 else f"JAX {releases[0]}–{releases[-1]}"
+    shown = _jax_releases(releases)
     now = fate.get("now") or {}
     if status in ("moved", "reworded") and now:
         what = "moved" if status == "moved" else "reworded"
@@ -492,12 +492,17 @@ def _other_release(cat: catalog_mod.Catalog, ev: Evidence, path: str, function: 
     return site, note
 
 
+def _jax_releases(releases: list[str]) -> str:
+    """``JAX 0.4.12`` for one release, ``JAX 0.2.10–0.4.12`` for the first and last of several."""
+    return f"JAX {releases[0]}" if len(releases) == 1 else f"JAX {releases[0]}–{releases[-1]}"
+
+
 def _in_releases_having(h: history_mod.History, ev: Evidence, path: str, function: str, lineno: int,
                         present: list[str]) -> tuple[SiteRef | None, str]:
     """The last JAX frame of a traceback, in a function the text's releases ``present`` had, with no raise the
     index holds there: code below it raised, the frame's own raise (an ``assert``), or a call into code not
     shown. The site, if any, and a note saying which."""
-    shown = f"JAX {present[0]}" if len(present) == 1 else f"JAX {present[0]}–{present[-1]}"
+    shown = _jax_releases(present)
     if ev.frames[-1] is not ev.raise_frame:
         return None, (f"The traceback's last JAX frame, `{function}` in `{path}` ({shown}), called into the code "
                       "below it (not JAX's), which raised: jaxerrs does not guess a site in JAX.")
@@ -506,7 +511,7 @@ def _in_releases_having(h: history_mod.History, ev: Evidence, path: str, functio
         # function those releases had: that frame is the site, in the latest release raising at that line.
         raising = [r for r in present if (hit := h.site_at(path, lineno, r)) is not None
                    and same_function(hit.function, function)] or present
-        shown = f"JAX {raising[0]}" if len(raising) == 1 else f"JAX {raising[0]}–{raising[-1]}"
+        shown = _jax_releases(raising)
         return (SiteRef(path, lineno, function, raising[-1], ev.exc_class),
                 f"This traceback comes from {shown}; the site shown is where that release raised it.")
     # No raise the index knows: its line calls on into code the text does not show (cut, or filtered). Nothing
@@ -740,9 +745,11 @@ def _in_the_text_s_release(cat: catalog_mod.Catalog, ev: Evidence, site: SiteRef
     release = releases[-1]
     package = site.path.split("/", 1)[0]
     for path in h.paths_of(site.function, release):
-        line = h.where(path, site.function, release) if path.split("/", 1)[0] == package else None
-        if line is not None and path != site.path:
-            shown = f"JAX {releases[0]}" if len(releases) == 1 else f"JAX {releases[0]}–{releases[-1]}"
+        if path == site.path or path.split("/", 1)[0] != package:
+            continue
+        line = h.where(path, site.function, release)
+        if line is not None:
+            shown = _jax_releases(releases)
             return (SiteRef(path, line, site.function, release, site.exc_class),
                     f"This traceback comes from {shown}, where `{site.function}` raised it from `{path}`; the "
                     f"installed JAX {cat.jax_version} raises it at `{site.path}:{site.line}`.")
@@ -1359,8 +1366,8 @@ def _not_jax_s_files(ev: Evidence, cat: catalog_mod.Catalog) -> None:
     a project's own subpackage named ``jax``): when JAX's releases had that file but neither the installed JAX nor
     any release the history index holds has that function in it, the frame is the user's code, and the raise and
     user frames are found again."""
-    odd = [f for f in ev.frames if f.kind == "jax" and "-packages/" not in f.filename.replace("\\", "/")
-           and f.jax_path and not f.function.startswith("<") and not _installed_has(cat, f.jax_path, f.function)]
+    odd = [(f, path) for f in ev.frames if f.kind == "jax" and "-packages/" not in f.filename.replace("\\", "/")
+           and (path := f.jax_path) and not f.function.startswith("<") and not _installed_has(cat, path, f.function)]
     if not odd:
         return
     try:
@@ -1371,8 +1378,8 @@ def _not_jax_s_files(ev: Evidence, cat: catalog_mod.Catalog) -> None:
         return
     # JAX's file in some release, never with that function: another project's file of the same name. (A file no
     # release's package has, such as JAX's own examples/ run from a checkout, stays as it was read.)
-    mine = {id(f) for f in odd if ((Path(cat.root) / (f.jax_path or "")).is_file() or h.has_file(f.jax_path or ""))
-            and not h.qualnames(f.jax_path or "", f.function)}
+    mine = {id(f) for f, path in odd if ((Path(cat.root) / path).is_file() or h.has_file(path))
+            and not h.qualnames(path, f.function)}
     if mine:
         relocate(ev, [replace(f, kind="user") if id(f) in mine else f for f in ev.frames])
 
