@@ -240,15 +240,16 @@ def test_frames_are_strict(h: history.History) -> None:
 def test_matches_the_installed_catalog(h: history.History) -> None:
     """At the installed release, the index holds exactly the catalog's raise sites of ``jax/``; the index also
     gives a raise of a class that words its own message (``raise TracerIntegerConversionError(self)``) that
-    message, which the catalog leaves unread."""
+    message, and the raise of a module ``__getattr__`` factory its tables' messages, which the catalog leaves
+    unread."""
     from jaxerrs import catalog
 
     version = catalog.installed_jax_version()
     if version not in h.releases():
         pytest.skip(f"installed JAX {version} is not an indexed release")
     i = h.release_index(version)
-    indexed = {(s.path, s.function, s.cls, None if s.kind == "class message" else s.template, s.lines[i][0])
-               for s in h.sites if i in s.lines}
+    indexed = {(s.path, s.function, s.cls, None if s.kind in ("class message", "name table") else s.template,
+                s.lines[i][0]) for s in h.sites if i in s.lines}
     assert any(s.kind == "class message" and s.function == "Tracer.__index__" for s in h.sites)
     installed = {(s.path, s.function, s.class_name, s.template, s.line)
                  for s in catalog.get(progress=False).sites if s.path.startswith("jax/")}
@@ -445,6 +446,37 @@ def test_a_library_class_that_words_its_own_message_gives_its_raises_that_templa
     assert d.is_jax and d.ecosystem == "flax" and d.record is not None
     assert d.record.id == "flax-linen-param-shape-mismatch"
     assert d.site is not None and (d.site.path, d.site.function) == ("flax/core/scope.py", "Scope.param")
+
+
+def test_a_removed_name_s_message_from_a_module_table_is_placed_at_the_getattr_factory_s_raise():
+    """JAX's modules build ``__getattr__`` from a table of names (``deprecation_getattr(__name__, _deprecations)``);
+    an entry with no object left raises its message as an ``AttributeError`` inside the factory. The index gives
+    that raise each release's messages, so an older release's removal message, which the installed JAX no
+    longer words, is JAX's, at that raise, in the releases that had it."""
+    import ast
+
+    module = ast.parse(
+        "from jax._src.deprecations import deprecation_getattr as _dg\n"
+        "_deprecations = {\n"
+        '    "old": ("jax.m.old was removed in JAX v0.7.0; use jax.m.new instead.", None),\n'
+        '    "warned": ("jax.m.warned is deprecated; use jax.m.other instead.", print),\n'
+        "}\n"
+        "import typing\n"
+        "if typing.TYPE_CHECKING:\n    pass\nelse:\n    __getattr__ = _dg(__name__, _deprecations)\n")
+    assert history.getattr_tables(module) == {
+        ("jax._src.deprecations", "deprecation_getattr"): ["jax.m.old was removed in JAX v0.7.0; use jax.m.new instead."]}
+    h = history.load()
+    text = ("jax.interpreters.xla.pytype_aval_mappings was deprecated in JAX v0.5.0 and removed in JAX v0.7.0. "
+            "jax.core.pytype_aval_mappings can be used as a replacement in most cases.")
+    hits = h.sites_for(text, "AttributeError")
+    assert hits and {(x.path, x.function) for x in hits} == {("jax/_src/deprecations.py",
+                                                              "deprecation_getattr.<locals>.getattr")}
+    assert "0.7.0" in {r for x in hits for r in x.releases}
+    import jaxerrs
+
+    d = jaxerrs.diagnose_text(f"AttributeError: {text}")
+    assert d.is_jax and d.site is not None
+    assert (d.site.path, d.site.function) == ("jax/_src/deprecations.py", "deprecation_getattr.<locals>.getattr")
 
 
 def test_a_library_s_own_class_pasted_without_its_module_names_the_library():

@@ -250,6 +250,61 @@ def class_messages(module: ast.Module) -> dict[str, str]:
     return out
 
 
+def _module_statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """A module's statements, with those under its top-level ``if``/``try`` (not inside functions or classes)."""
+    for st in body:
+        yield st
+        if isinstance(st, ast.If):
+            yield from _module_statements(st.body + st.orelse)
+        elif isinstance(st, ast.Try):
+            yield from _module_statements(st.body + st.orelse + st.finalbody
+                                          + [s for h in st.handlers for s in h.body])
+
+
+def getattr_tables(module: ast.Module) -> dict[tuple[str, str], list[str]]:
+    """{(factory's module, factory's name): message templates} for a module whose ``__getattr__`` a factory builds
+    from a table of names, ``__getattr__ = deprecation_getattr(__name__, _deprecations)`` (JAX, Optax).
+
+    The table maps a name to ``(message, object)``. An entry with no object (``None``: a name removed) makes
+    the factory's inner function raise ``AttributeError(message)``; those messages are what that raise
+    prints, module by module and release by release. The other entries only warn."""
+    statements = list(_module_statements(module.body))
+    imported = {a.asname or a.name: (st.module, a.name) for st in statements
+                if isinstance(st, ast.ImportFrom) and st.module and not st.level for a in st.names}
+    assigns: dict[str, list[tuple[ast.AST, bool, int]]] = {}
+    for st in statements:
+        if isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name):
+            assigns.setdefault(st.targets[0].id, []).append((st.value, False, st.lineno))
+    out: dict[tuple[str, str], list[str]] = {}
+    for value, _aug, _line in assigns.get("__getattr__", []):
+        if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in imported
+                and len(value.args) == 2 and isinstance(value.args[1], ast.Name)):
+            continue
+        tables = [v for v, _a, _l in assigns.get(value.args[1].id, []) if isinstance(v, ast.Dict)]
+        found = out.setdefault(imported[value.func.id], [])
+        for entry in (e for table in tables for e in table.values):
+            if (isinstance(entry, ast.Tuple) and len(entry.elts) >= 2 and isinstance(entry.elts[1], ast.Constant)
+                    and entry.elts[1].value is None):
+                tmpl, _kind = catalog._template(entry.elts[0], assigns)
+                if tmpl and templates.literal_length(tmpl) >= 15:
+                    found.append(tmpl)
+    return out
+
+
+def _table_templates(tables: dict[tuple[str, str], set[str]], path: str, skey: tuple) -> list[str]:
+    """The messages of the name tables (``getattr_tables``) a raise with no template of its own prints: an
+    ``AttributeError`` raised in the inner function of the factory the tables were handed to."""
+    _path, function, cls, template, _ordinal = skey
+    if template is not None or cls != "AttributeError":
+        return []
+    module = path[:-3].replace("/", ".")
+    found: set[str] = set()
+    for (factory_module, factory), messages in tables.items():
+        if factory_module == module and function.startswith(factory + "."):
+            found |= messages
+    return sorted(found)
+
+
 def build(git_dir: str | Path, tags: Sequence[str] | None = None, progress: bool = False,
           source: Source = JAX) -> dict[str, object]:
     """The history data for ``tags`` (default: every release tag of ``source`` from its first through its last)
@@ -260,9 +315,9 @@ def build(git_dir: str | Path, tags: Sequence[str] | None = None, progress: bool
     rules = MARKER_RULES if source is JAX else {}
     marker_paths = {p for _pattern, paths, _needle in rules.values() for p in paths}
     # (path, blob) -> (raises as (site key, line, extra lines), {function: (first, last)}, lines in the file,
-    # {class: message its __init__ builds})
+    # {class: message its __init__ builds}, {(factory module, factory): messages of its name tables})
     parsed: dict[tuple[str, str], tuple[list[tuple[tuple, int, int]], dict[str, tuple[int, int]], int,
-                                        dict[str, str]]] = {}
+                                        dict[str, str], dict[tuple[str, str], list[str]]]] = {}
     # (path, content) -> what the builder emits for it: the blob's raises with the release's class messages
     content: dict[tuple[str, tuple], tuple[list[tuple[tuple, int, int]], dict[str, tuple[int, int]], int]] = {}
     versions: dict[str, dict[tuple, list[int]]] = {}  # path -> content -> release indices
@@ -284,9 +339,11 @@ def build(git_dir: str | Path, tags: Sequence[str] | None = None, progress: bool
                     raises: list[tuple[tuple, int, int]] = []
                     spans: dict[str, tuple[int, int]] = {}
                     messages: dict[str, str] = {}
+                    tables: dict[tuple[str, str], list[str]] = {}
                     try:
                         module = ast.parse(code, filename=path)
                         messages = class_messages(module) if source.class_messages else {}
+                        tables = getattr_tables(module)
                         defined.update(n.name for n in ast.walk(module) if isinstance(n, ast.ClassDef)
                                        and n.name.endswith(("Error", "Exception")) and not n.name.startswith("_"))
                         ordinals: dict[tuple[str, str, str | None], int] = {}
@@ -301,10 +358,14 @@ def build(git_dir: str | Path, tags: Sequence[str] | None = None, progress: bool
                             spans[qual] = (min(lo, old[0]), max(hi, old[1])) if old else (lo, hi)
                     except (SyntaxError, ValueError, RecursionError) as e:
                         skipped[f"{releases[ri]}:{path}"] = type(e).__name__
-                    parsed[key] = (raises, spans, code.count(b"\n") + 1, messages)
+                    parsed[key] = (raises, spans, code.count(b"\n") + 1, messages, tables)
             release_messages = {c: t for path, sha in tree for c, t in parsed[(path, sha)][3].items()}
+            release_tables: dict[tuple[str, str], set[str]] = {}
             for path, sha in tree:
-                raises, spans, nlines, _messages = parsed[(path, sha)]
+                for factory, found in parsed[(path, sha)][4].items():
+                    release_tables.setdefault(factory, set()).update(found)
+            for path, sha in tree:
+                raises, spans, nlines, _messages, _tables = parsed[(path, sha)]
                 emitted = []
                 for skey, line, extra in raises:
                     message = release_messages.get(skey[2]) if skey[3] is None else None
@@ -312,6 +373,10 @@ def build(git_dir: str | Path, tags: Sequence[str] | None = None, progress: bool
                         skey = (*skey[:3], message, skey[4])
                         kinds.setdefault(skey, "class message")
                     emitted.append((skey, line, extra))
+                    for tmpl in _table_templates(release_tables, _installed_path(path, source), skey):
+                        tkey = (*skey[:3], tmpl, 0)  # each removed name's message, raised at this line
+                        kinds.setdefault(tkey, "name table")
+                        emitted.append((tkey, line, extra))
                 ckey = (sha, tuple(emitted))
                 content[(path, ckey)] = (emitted, spans, nlines)
                 versions.setdefault(path, {}).setdefault(ckey, []).append(ri)
