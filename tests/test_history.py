@@ -479,6 +479,28 @@ def test_a_removed_name_s_message_from_a_module_table_is_placed_at_the_getattr_f
     assert (d.site.path, d.site.function) == ("jax/_src/deprecations.py", "deprecation_getattr.<locals>.getattr")
 
 
+def test_an_older_release_s_wrapper_class_dates_a_paste_and_places_its_wording_in_those_releases():
+    """``FilteredStackTrace: ValueError: …`` is what JAX 0.2.0-0.2.12 printed above a filtered traceback, and
+    ``…Trace(level=1/0)`` how tracers printed their trace up to 0.4.35 (markers read from the tags). A wording
+    many releases raised, in several places, is then placed where the releases the paste allows raised it."""
+    import jaxerrs
+
+    h = history.load()
+    dated = h.releases_from_text("FilteredStackTrace: ValueError: anything at all")
+    assert dated[0] == "0.2.0" and dated[-1] == "0.2.12"
+    assert h.releases_from_text("UnfilteredStackTrace: ValueError: anything")[-1] == h.releases()[-1]
+    assert h.releases_from_text("Traced<ShapedArray(float32[])>with<DynamicJaxprTrace(level=1/0)>")[-1] == "0.4.35"
+    message = ("ValueError: compiling computation that requires 5 logical devices, but only 2 XLA devices are "
+               "available (num_replicas=5, num_partitions=1)")
+    plain = jaxerrs.diagnose_text(message)
+    wrapped = jaxerrs.diagnose_text(f"FilteredStackTrace: {message}\n\nThe stack trace above excludes JAX-internal "
+                                    "frames.")
+    assert plain.site is not None and plain.site.function == "UnloadedPmapExecutable.from_hlo"
+    assert wrapped.site is not None
+    assert (wrapped.site.path, wrapped.site.function) == ("jax/interpreters/pxla.py", "parallel_callable")
+    assert history.version_key(wrapped.site.jax_version) <= (0, 2, 12)
+
+
 def test_a_library_s_own_class_pasted_without_its_module_names_the_library():
     """A class one library defines (its history index says so), distinctive enough, makes a pasted error that
     library's; a common name (``ValidationError``) or a user's own class does not."""

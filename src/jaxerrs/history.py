@@ -21,7 +21,9 @@ Data layout (compact: strings deduplicated, per-release facts stored as runs of 
     markers    {name: [pattern, runs]}        runs = [start, count, 1, …]: text evidence of a release
 
 A site's identity across releases is (path, function, exception class name, template, ordinal), where the
-ordinal tells apart several raises of the same message in one function.
+ordinal tells apart several raises of the same message in one function. A raise whose words are written
+elsewhere takes them as its template: a class that words its own message in ``__init__`` (``class_messages``),
+and the factory of a module ``__getattr__`` its table of removed names (``getattr_tables``), one site per message.
 """
 
 from __future__ import annotations
@@ -59,6 +61,11 @@ MARKER_RULES: dict[str, tuple[str, tuple[str, ...], str]] = {
                                  "docs.jax.dev/en/latest/errors.html"),
     "readthedocs errors page": (r"jax\.readthedocs\.io/en/latest/errors\.html", ("jax/_src/errors.py",),
                                 "jax.readthedocs.io/en/latest/errors.html"),
+    # The exception an older release printed above a filtered traceback ("FilteredStackTrace: ValueError: …").
+    "FilteredStackTrace": (r"(?<![A-Za-z])FilteredStackTrace\b", ("jax/traceback_util.py", "jax/_src/traceback_util.py"),
+                           "class FilteredStackTrace"),
+    # A trace's repr with its levels, as tracers printed it ("…with<DynamicJaxprTrace(level=1/0)>").
+    "trace level repr": (r"Trace\(level=\d+/\d+\)", ("jax/core.py", "jax/_src/core.py"), "(level={}/{})"),
 }
 
 

@@ -718,13 +718,27 @@ def _older_wording(cat: catalog_mod.Catalog, ev: Evidence, site: SiteRef) -> tup
         fits = [s for x in now for s in cat.in_function(x.path, x.function)
                 if s.template and templates.match(s.template, ev.match_text)]
         return (SiteRef.of(fits[0], installed), "") if fits else None
-    last = max(hits, key=lambda x: history.version_key(x.releases[1]))
-    first = min(history.version_key(x.releases[0]) for x in hits if x.path == last.path)
-    shown = ".".join(map(str, first))
+    told = _told_hits(h, ev, hits)  # the raises of the releases the rest of the text points to, if it does
+    last = max(told or hits, key=lambda x: history.version_key(x.releases[1]))
+    in_file = [x for x in hits if x.path == last.path]
+    shown = ".".join(map(str, min(history.version_key(x.releases[0]) for x in in_file)))
+    until = max(in_file, key=lambda x: history.version_key(x.releases[1])).releases[1]
     ref = SiteRef(last.path, last.line, last.function, last.releases[1], site.exc_class, last.template)
-    note = (f"This wording comes from JAX {shown}–{last.releases[1]}. The installed JAX {installed} words this "
+    note = (f"This wording comes from JAX {shown}–{until}. The installed JAX {installed} words this "
             f"error differently, at `{site.path}:{site.line}` in `{site.function}`.")
     return ref, note
+
+
+def _told_hits(h: history_mod.History, ev: Evidence,
+               hits: list[history_mod.SiteHit]) -> list[history_mod.SiteHit]:
+    """The raises among ``hits`` of the releases the text's other evidence allows (its JAX frames, the module
+    names and wrapper classes only some releases print): none when it allows them all."""
+    from jaxerrs.history import version_key as key
+
+    told = h.releases_from_text(ev.text) if ev.text else []
+    if not told or len(told) == len(h.releases()):
+        return []
+    return [x for x in hits if any(key(x.releases[0]) <= key(r) <= key(x.releases[1]) for r in told)]
 
 
 def _in_the_text_s_release(cat: catalog_mod.Catalog, ev: Evidence, site: SiteRef) -> tuple[SiteRef, str] | None:
