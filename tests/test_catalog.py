@@ -44,6 +44,36 @@ def test_templates_of_each_kind(cat):
             assert templates.validate(site.template) in (None, "template has no literal text"), site
 
 
+def test_a_message_assembled_from_named_parts_is_read_as_the_code_spells_it():
+    """Words written away from the raise: a module's string constant, a local's one value on the way to the raise
+    (not a later one in a branch the raise is outside of), and optional words read only where the message has
+    none else. A parameter, a local bound twice or a closure's name stays a hole."""
+    code = (
+        'PREFIX = "[Lib] "\n'
+        "def make(name, fn):\n"
+        "    def check(x, custom=None, default=True, kind='array'):\n"
+        "        msg = str(x)\n"
+        '        head = f"Assertion {name} failed: " if default else ""\n'
+        '        msg = f"{PREFIX}{head}{msg}"\n'
+        "        if custom:\n"
+        '            msg = f"{msg} [{custom}]"\n'
+        "        raise AssertionError(msg)\n"
+        "    return check\n"
+        "def g(shape, kind):\n"
+        '    what = f"{kind} leaf specifications"\n'
+        '    raise ValueError(f"One of {what} got {shape}; {kind} is a parameter")\n'
+        "def h(dialect=None):\n"
+        "    if dialect is None:\n"
+        '        dialect = "stablehlo"\n'
+        '    raise ValueError(f"unknown dialect: {dialect}")\n')
+    found = {s.function: s.template for s in catalog.extract_source(code, "lib/m.py")}
+    assert found["make.<locals>.check"] == "[Lib] Assertion {name} failed: {msg}"
+    assert found["g"] == "One of {kind} leaf specifications got {shape}; {kind} is a parameter"
+    assert found["h"] == "unknown dialect: {dialect}"
+    m = templates.match(found["make.<locals>.check"], "[Lib] Assertion assert_shape failed: got (2, 3)")
+    assert m is not None and m.values["name"] == "assert_shape"
+
+
 def test_functions_are_real_qualnames(cat):
     """Spot-check: module-level and method sites name the function object's co_qualname."""
     checked = 0

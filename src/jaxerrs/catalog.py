@@ -267,6 +267,32 @@ def _constant_str(node: ast.AST, assigns: dict[str, list[tuple[ast.AST, bool, in
     return None
 
 
+def _named_part(part: ast.FormattedValue, assigns: dict[str, list[tuple[ast.AST, bool, int]]],
+                depth: int) -> str | None:
+    """The words of an f-string's named part (``f"{ERR_PREFIX}{default_msg}{detail}"``) where the code spells
+    them: a module's string constant the function does not rebind, or the one string value a local is given,
+    once, on the way to the line (read as it stood there, so ``msg = f"{msg} …"`` reads the earlier ``msg``).
+    None for a value, a repr, a parameter, or a local bound more than once."""
+    if not isinstance(assigns, _LazyAssigns) or not isinstance(part.value, ast.Name):
+        return None
+    if part.conversion not in (-1, ord("s")) or part.format_spec:
+        return None
+    name, visitor = part.value.id, assigns.visitor
+    bound = visitor.bindings().get(name, 0)
+    if not bound:  # the module's, unless a function around this one binds the name (a closure)
+        text = visitor.module_strings.get(name)
+        outer = any(visitor.bindings(f).get(name) for f in visitor.functions)
+        return _lit(text) if text and not outer else None
+    values = assigns.get(name)
+    if bound != 1 or not values or len(values) != 1 or values[0][1] or not visitor.on_path(values[0][2], assigns.line):
+        return None
+    value, _aug, line = values[0]
+    if not isinstance(value, (ast.Constant, ast.JoinedStr, ast.BinOp, ast.IfExp)):
+        return None  # another name, a call, an attribute: a value, not words the code spells
+    tmpl, kind = _template(value, assigns.at(line), depth + 1)
+    return tmpl if tmpl and templates.literal_length(tmpl) > 0 else None
+
+
 def _template(node: ast.AST | None, assigns: dict[str, list[tuple[ast.AST, bool, int]]], depth: int = 0) -> tuple[str | None, str]:
     """(template, kind) for a message expression."""
     if node is None or depth > 4:
@@ -279,8 +305,14 @@ def _template(node: ast.AST | None, assigns: dict[str, list[tuple[ast.AST, bool,
             if isinstance(v, ast.Constant):
                 parts.append(_lit(str(v.value)))
             else:
-                parts.append("{" + _hole_name(v) + "}")
+                parts.append(_named_part(v, assigns, depth) or "{" + _hole_name(v) + "}")
         return "".join(parts), "fstring"
+    if isinstance(node, ast.IfExp) and getattr(assigns, "optional_words", False):
+        # Words or nothing (``f"Assertion {name} failed: " if include_default else ""``), read only for a message
+        # with no words of its own otherwise (``_Visitor.visit_Raise``): the words, as the usual case.
+        empty = [isinstance(b, ast.Constant) and b.value == "" for b in (node.body, node.orelse)]
+        if sum(empty) == 1:
+            return _template(node.orelse if empty[0] else node.body, assigns, depth + 1)[0], "variable"
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
         left, lk = _template(node.left, assigns, depth + 1)
         right, rk = _template(node.right, assigns, depth + 1)
@@ -307,9 +339,13 @@ def _template(node: ast.AST | None, assigns: dict[str, list[tuple[ast.AST, bool,
         return ("{value}".join(literal) if literal else None), "helper"
     if isinstance(node, ast.Name):
         values = assigns.get(node.id, [])
+
+        def at(line: int) -> dict[str, list[tuple[ast.AST, bool, int]]]:  # the names as they stood at that line
+            return assigns.at(line) if isinstance(assigns, _LazyAssigns) else assigns
+
         # The assignment that reaches the raise (see _LazyAssigns.get), then its `+=` parts.
-        plain = [t for t, _ in (_template(v, assigns, depth + 1) for v, aug, _line in values if not aug) if t]
-        extra = [t for t, _ in (_template(v, assigns, depth + 1) for v, aug, _line in values if aug) if t]
+        plain = [t for t, _ in (_template(v, at(line), depth + 1) for v, aug, line in values if not aug) if t]
+        extra = [t for t, _ in (_template(v, at(line), depth + 1) for v, aug, line in values if aug) if t]
         base = max(plain, key=templates.literal_length) if plain else ""
         text = base + "".join(extra)
         return (text or None), "variable"
@@ -319,12 +355,18 @@ def _template(node: ast.AST | None, assigns: dict[str, list[tuple[ast.AST, bool,
 class _LazyAssigns(dict):
     """Looks assignments up only when a template needs them (most messages are literals)."""
 
-    def __init__(self, visitor: _Visitor, line: int) -> None:
+    def __init__(self, visitor: _Visitor, line: int, optional_words: bool = False) -> None:
         super().__init__()
-        self.visitor, self.line = visitor, line
+        self.visitor, self.line, self.optional_words = visitor, line, optional_words
+
+    def at(self, line: int) -> _LazyAssigns:
+        """The same function's names as they stood at another line."""
+        return _LazyAssigns(self.visitor, line, self.optional_words)
 
     def get(self, key: str, default: object = None) -> object:  # type: ignore[override]
-        """The value a local holds at the raise: its last plain assignment above it, then ``+=`` parts."""
+        """The value a local holds at the line: its last plain assignment above it, then ``+=`` parts. A later
+        assignment in a branch the line is not in (``if custom: msg = f"{msg} [{custom}]"``) only may have run:
+        the last one on the line's own path stands for the value."""
         values = sorted(self.visitor._assigns().get(key) or [], key=lambda v: v[2])  # ast.walk is breadth-first
         if not values:
             return default
@@ -332,7 +374,8 @@ class _LazyAssigns(dict):
         plain = [v for v in before if not v[1]]
         if not plain:
             return before
-        last = plain[-1]
+        on_path = [v for v in plain if self.visitor.on_path(v[2], self.line)]
+        last = on_path[-1] if on_path else plain[-1]
         return [last] + [v for v in before if v[1] and v[2] > last[2]]
 
 
@@ -347,6 +390,9 @@ class _Visitor(ast.NodeVisitor):
         self.chain: list[ast.AST] = []  # the node being visited and its ancestors, outermost first
         self.guards: dict[str, Guard] = {}
         self.module_literals: dict[str, ast.AST] = {}
+        self.module_strings: dict[str, str] = {}  # a module's names bound once to a string
+        self._blocks: dict[int, dict[int, frozenset[tuple[int, str]]]] = {}
+        self._bindings: dict[int, dict[str, int]] = {}
         self._literal_cache: dict[int, dict[str, ast.AST]] = {}
         self.text: Callable[[ast.AST], str] = ast.unparse  # a node's code as written, when the source is at hand
 
@@ -409,6 +455,69 @@ class _Visitor(ast.NodeVisitor):
             self._assign_cache[id(fn)] = cached
         return cached
 
+    def _block_paths(self) -> dict[int, frozenset[tuple[int, str]]]:
+        """{line of a statement: the blocks it lies in, as (id of the statement owning the block, its field)}, in
+        the enclosing function (the first statement of a line stands for it)."""
+        fn = self.functions[-1]
+        found = self._blocks.get(id(fn))
+        if found is None:
+            found = {}
+
+            def walk(node: ast.AST, path: frozenset[tuple[int, str]]) -> None:
+                for field, value in ast.iter_fields(node):
+                    if not isinstance(value, list):
+                        continue
+                    for item in value:
+                        if isinstance(item, ast.stmt):
+                            inner = path | {(id(node), field)}
+                            found.setdefault(item.lineno, inner)
+                            if not isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                                walk(item, inner)
+                        elif isinstance(item, ast.excepthandler):
+                            walk(item, path | {(id(node), field)})
+
+            walk(fn, frozenset())
+            self._blocks[id(fn)] = found
+        return found
+
+    def on_path(self, line: int, target: int) -> bool:
+        """Whether the statement at ``line`` runs on every way to the one at ``target``: it lies in no block that
+        ``target`` lies outside of."""
+        if not self.functions:
+            return True
+        blocks = self._block_paths()
+        mine, theirs = blocks.get(line), blocks.get(target)
+        return mine is not None and theirs is not None and mine <= theirs
+
+    def bindings(self, fn: ast.AST | None = None) -> dict[str, int]:
+        """{name: how often a function (the enclosing one) binds it}: its parameters, every store (assignments,
+        loop, ``with`` and ``except`` targets, unpacking, ``:=``, imports, nested definitions), nested ones' too."""
+        if fn is None:
+            if not self.functions:
+                return {}
+            fn = self.functions[-1]
+        found = self._bindings.get(id(fn))
+        if found is None:
+            found = {}
+            args = getattr(fn, "args", None)
+            names = [a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]
+                     if a is not None] if isinstance(args, ast.arguments) else []
+            for sub in ast.walk(fn):
+                if isinstance(sub, ast.Name) and isinstance(sub.ctx, (ast.Store, ast.Del)):
+                    names.append(sub.id)
+                elif isinstance(sub, (ast.Global, ast.Nonlocal)):
+                    names += list(sub.names) * 2
+                elif isinstance(sub, ast.ExceptHandler) and sub.name:
+                    names.append(sub.name)
+                elif isinstance(sub, (ast.Import, ast.ImportFrom)):
+                    names += [(a.asname or a.name).split(".")[0] for a in sub.names]
+                elif isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and sub is not fn:
+                    names.append(sub.name)
+            for n in names:
+                found[n] = found.get(n, 0) + 1
+            self._bindings[id(fn)] = found
+        return found
+
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
         self._scope(node, node.name, False)
 
@@ -429,6 +538,12 @@ class _Visitor(ast.NodeVisitor):
             tmpl, kind = None, "none"
             for arg in exc.args:
                 t, k = _template(arg, _LazyAssigns(self, node.lineno))
+                if t is None or templates.literal_length(t) < OPTIONAL_WORDS_BELOW:
+                    # Words the message holds unless a flag drops them ("Assertion … failed: " if … else ""):
+                    # read where the message has next to no words of its own otherwise.
+                    t2, k2 = _template(arg, _LazyAssigns(self, node.lineno, optional_words=True))
+                    if t2 is not None and templates.literal_length(t2) > (templates.literal_length(t) if t else 0):
+                        t, k = t2, k2
                 if t is not None and templates.literal_length(t) > 0:
                     tmpl, kind = t, k
                     break
@@ -444,6 +559,21 @@ class _Visitor(ast.NodeVisitor):
         self.generic_visit(node)
 
 
+OPTIONAL_WORDS_BELOW = 15  # literal characters under which a message's optional words are read into its template
+
+
+def module_strings(body: list[ast.stmt]) -> dict[str, str]:
+    """A module's names bound once, at its top level, to a string (``ERR_PREFIX = "[Chex] "``)."""
+    seen: dict[str, list[ast.AST]] = {}
+    for st in body:
+        if isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name):
+            seen.setdefault(st.targets[0].id, []).append(st.value)
+        elif isinstance(st, ast.AnnAssign) and isinstance(st.target, ast.Name) and st.value is not None:
+            seen.setdefault(st.target.id, []).append(st.value)
+    return {k: v[0].value for k, v in seen.items()
+            if len(v) == 1 and isinstance(v[0], ast.Constant) and isinstance(v[0].value, str) and v[0].value}
+
+
 def extract_source(source: str | bytes | ast.Module, rel: str, guards: dict[str, Guard] | None = None) -> list[Site]:
     """Every raise statement in one module's source (text or parsed); ``rel``: path relative to site-packages.
     ``guards``, when given, receives the check that guarded each raise (by site key)."""
@@ -452,6 +582,7 @@ def extract_source(source: str | bytes | ast.Module, rel: str, guards: dict[str,
     if not isinstance(source, ast.Module):
         visitor.text = source_text(source)
     visitor.module_literals = literal_bindings(tree.body)
+    visitor.module_strings = module_strings(tree.body)
     visitor.visit(tree)
     if guards is not None:
         guards.update(visitor.guards)

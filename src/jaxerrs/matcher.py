@@ -1102,7 +1102,8 @@ def _guesses(ev: Evidence, site: SiteRef | None) -> list[tuple[Record, float]]:
     # the record's words agree with most of the message's: that file's other wording of the same error.
     same_file = [(r, sc) for r, sc in found if any(x.path == site.path for x in r.all_sites)
                  and _overlap(ev.match_text, r) >= SAME_FILE_OVERLAP]
-    if same_file or (listing := _listing_site(ev, site)):
+    listing = [(r, sc) for r, sc in _listing_site(ev, site) if not _names_another(ev.match_text, r)]
+    if same_file or listing:
         return same_file or listing
     # A raise of another release that no record lists (the check moved since, into another function or file):
     # the best record by the words, when its words hold most of the message's first paragraph (JAX states the
