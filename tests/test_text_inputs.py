@@ -907,6 +907,36 @@ def test_a_traceback_cut_before_its_exception_line_takes_the_class_from_ipython_
     assert jaxerrs.diagnose_text(wrapped).evidence.exc_class == ""
 
 
+def test_a_library_s_call_line_under_python_s_class_in_jax_s_words_is_no_site():
+    """Optax's ``update`` calls ``lax.cond`` at line 380 (no raise there in any Optax release that has the
+    function there); the ``TypeError`` below it is worded by JAX's raise. The library's call line is not the
+    site: JAX's raise of those words is, and the paste's own script stays the user's frame."""
+    text = ("Traceback (most recent call last):\n"
+            '  File "/home/u/train/trainer.py", line 116, in train_step\n'
+            "    new_state = state.apply_gradients(grads=grads)\n"
+            '  File "/home/u/.local/lib/python3.10/site-packages/optax/transforms/_accumulation.py", line 380, '
+            "in update\n"
+            "    new_updates, new_state = lax.cond(\n"
+            "TypeError: true_fun and false_fun output must have identical types, got\n")
+    d = jaxerrs.diagnose_text(text)
+    assert d.is_jax and d.record is not None and d.record.id == "cond-branch-output-types"
+    assert d.site is not None and d.site.path.startswith("jax/"), d.to_dict()
+    assert d.to_dict()["user_frame"]["line"] == 116
+
+
+def test_a_library_raise_whose_caller_chooses_the_class_fits_the_class_printed():
+    """Flax's ``Rngs._get_stream(name, error_type)`` raises ``error_type(f"No RngStream named …")``: a
+    ``KeyError`` from ``rngs['dropout']`` (printed quoted, as Python prints a KeyError), an ``AttributeError``
+    from ``rngs.dropout``. Both are Flax's error, at that raise."""
+    for text in ("KeyError: \"No RngStream named 'dropout' found in Rngs.\"",
+                 "AttributeError: No RngStream named 'dropout' found in Rngs."):
+        d = jaxerrs.diagnose_text(text)
+        assert d.is_jax and d.ecosystem == "flax", text
+        assert d.record is not None and d.record.id == "flax-nnx-rngs-missing-stream", text
+        assert d.site is not None and d.site.function == "Rngs._get_stream", text
+    assert not jaxerrs.diagnose_text("KeyError: 'dropout'").is_jax
+
+
 def test_an_older_wording_guessed_only_by_its_words_is_placed_in_the_release_that_raised_it():
     """JAX 0.2-0.4.24 said "reshape total size must be unchanged, got new_sizes … for shape …" from
     ``_reshape_shape_rule``; no raise of the installed JAX words it, and a record's text made it JAX's. The

@@ -559,6 +559,13 @@ class _Visitor(ast.NodeVisitor):
         self.generic_visit(node)
 
 
+def open_class(name: str) -> bool:
+    """Whether a raise names no class of its own: a variable or a factory's call (``raise error_type(msg)``,
+    ``raise exception_type(msg)``, ``raise make_error(msg)``), so that its caller chose the class printed."""
+    last = name.rsplit(".", 1)[-1]
+    return bool(last) and last[0].islower() and last.isidentifier() and last not in ("self", "cls")
+
+
 OPTIONAL_WORDS_BELOW = 15  # literal characters under which a message's optional words are read into its template
 
 

@@ -680,7 +680,7 @@ class History:
                         found[tmpl] = 0.9 * cov
         out = []
         for tmpl, score in found.items():
-            if cls_name and not any(s.cls == cls_name for s in self._by_template[tmpl]):
+            if cls_name and not any(s.cls == cls_name or catalog.open_class(s.cls) for s in self._by_template[tmpl]):
                 continue
             out.append((score, tmpl))
         out.sort(key=lambda st: (-st[0], -templates.literal_length(st[1]), st[1]))
@@ -700,7 +700,7 @@ class History:
         out: list[SiteHit] = []
         for _score, tmpl in self._template_matches(text, cls):
             for s in sorted(self._by_template[tmpl], key=lambda s: (s.path, s.function, s.present[0])):
-                if cls_name and s.cls != cls_name:
+                if cls_name and s.cls != cls_name and not catalog.open_class(s.cls):
                     continue
                 out.extend(self._hits(s))
         return out

@@ -230,7 +230,7 @@ def _template_matches(cat: catalog_mod.Catalog, message: str) -> list[tuple[cata
 
 def _site_hits(ev: Evidence, cat: catalog_mod.Catalog, classes: set[str]) -> list[tuple[float, catalog_mod.Site, templates.Match | None]]:
     """Catalog sites whose template matches the message, best first."""
-    out = [(_match_quality(m, _canon(s.class_name) in classes), s, m) for s, m in _template_matches(cat, ev.match_text)]
+    out = [(_match_quality(m, _class_fits(s.class_name, classes)), s, m) for s, m in _template_matches(cat, ev.match_text)]
     if not out and ev.exc_class in _jax_class_names(cat):
         # Messages built inside the class (jax.errors): the class itself points at its sites.
         sites = cat.by_class.get(ev.exc_class, [])
@@ -891,6 +891,12 @@ def _library_ref(s: catalog_mod.Site, lib: catalog_mod.Catalog, jax_version: str
     return SiteRef(s.path, s.line, s.function, jax_version, s.exc_class, s.template, library_version=lib.jax_version)
 
 
+def _class_fits(raised: str, classes: set[str] | list[str]) -> bool:
+    """Whether a raise's class is one the error has: by name, or any, where the raise names a variable or a
+    factory's call (``raise error_type(msg)``, ``raise exception_type(msg)``): the caller chose the class."""
+    return _canon(raised) in classes or catalog_mod.open_class(raised)
+
+
 def _library_site_hits(ev: Evidence, classes: set[str]) -> list[tuple[float, bool, str, SiteRef]]:
     """The installed libraries' raises whose template matches the message: (quality, scored as JAX's are
     (``_site_hits``); whether it words the message as closely as JAX's own must (``_strong_text_match``); the
@@ -898,7 +904,7 @@ def _library_site_hits(ev: Evidence, classes: set[str]) -> list[tuple[float, boo
     out = []
     for lib in _installed_library_catalogs():
         for s, m in _template_matches(lib, ev.match_text):
-            cls_ok = _canon(s.class_name) in classes
+            cls_ok = _class_fits(s.class_name, classes)
             out.append((_match_quality(m, cls_ok), _strong_text_match(m, cls_ok), lib.package,
                         _library_ref(s, lib, _installed_jax())))
     return out
@@ -948,7 +954,7 @@ def _jax_module(ev: Evidence) -> bool:
     return (ev.module or "").split(".")[0] in ("jax", "jaxlib")
 
 
-def _library_site(ev: Evidence, library: str) -> SiteRef | None:
+def _library_site(ev: Evidence, library: str, cat: catalog_mod.Catalog) -> SiteRef | None:
     """The raise frame inside an ecosystem library as a site: path relative to site-packages, its version."""
     rf = ev.raise_frame
     if rf is None:
@@ -959,13 +965,22 @@ def _library_site(ev: Evidence, library: str) -> SiteRef | None:
     version = _library_version(library)
     if ev.source == "text" and rf.line.strip().startswith("raise"):
         version = _library_release_raising_at(library, rel, rf.lineno, rf.function) or version
-    elif (ev.source == "text" and _canon(ev.exc_class or "") not in _builtin_names()
+    elif (ev.source == "text" and (_canon(ev.exc_class or "") not in _builtin_names() or _worded_by_jax(cat, ev))
           and _library_call_at(library, rel, rf.lineno, rf.function)):
         # No raise at that line in any release: the frame calls on into code the paste does not show, which
-        # raised the library's (or JAX's) class. (Python's classes may come from compiled code called right
-        # there, as for JAX's frames: that line stays the site.)
+        # raised the library's (or JAX's) class, or Python's class in JAX's words (``lax.cond(`` called there).
+        # (Python's classes in other words may come from compiled code called right there, as for JAX's
+        # frames: that line stays the site.)
         return None
     return SiteRef(rel, rf.lineno, rf.function, _installed_jax(), library_version=version)
+
+
+def _worded_by_jax(cat: catalog_mod.Catalog, ev: Evidence) -> bool:
+    """Whether a raise of the installed JAX words the message from its start (``TEXT_MIN_LITERAL`` characters
+    of its own text at least), a message cut short included."""
+    text = ev.match_text
+    return any(s.template and s.path.startswith(("jax/", "jaxlib/")) and (m := templates.match(s.template, text))
+               is not None and m.start == 0 and m.literal >= TEXT_MIN_LITERAL for s in cat.text_candidates(text))
 
 
 def _library_history_past(library: str, path: str, line: int, function: str | None = None
@@ -989,8 +1004,9 @@ def _library_call_at(library: str, path: str, line: int, function: str) -> bool:
     h = _library_history_past(library, path, line)
     if h is None:
         return False
-    spanning = [r for r in h.releases() if (span := h.function_span(path, function, r)) is not None
-                and span[0] <= line <= span[1]]
+    quals = {function, *h.qualnames(path, function, line)}  # a traceback prints the function's co_name
+    spanning = [r for r in h.releases() if any((span := h.function_span(path, q, r)) is not None
+                                              and span[0] <= line <= span[1] for q in quals)]
     return bool(spanning) and not any(h.site_at(path, line, r) is not None for r in spanning)
 
 
@@ -1435,7 +1451,7 @@ def _site_from_frames(c: _Case) -> None:
     ev, cat, rf = c.ev, c.cat, c.ev.raise_frame
     # A class of JAX's own (jax.errors.…) under a library's innermost frame: JAX raised it, its frames filtered.
     if c.origin is not None and rf is not None and rf.kind != "jax" and not _jax_module(ev):
-        c.lib_site = _library_site(ev, c.origin)
+        c.lib_site = _library_site(ev, c.origin, cat)
     if c.lib_site is not None:
         c.site, c.how = c.lib_site, "raise site"
         return
@@ -1462,7 +1478,7 @@ def _site_from_frames(c: _Case) -> None:
         # no raise either.
         python_class = _canon(ev.exc_class or "") in _jax_class_names(cat) - _COMPILED_CLASSES
         if python_class or any(m is not None and m.start == 0 and m.literal >= TEXT_MIN_LITERAL
-                               and _canon(s.class_name) in c.classes for _sc, s, m in hits[:5]):
+                               and _class_fits(s.class_name, c.classes) for _sc, s, m in hits[:5]):
             c.site, c.how = None, ""
     elif _not_this_source(cat, rf, c.site):
         shown = _shown_raise(ev, rf, function)
@@ -1487,7 +1503,7 @@ def _rank_candidates(c: _Case) -> None:
     c.rec_hits = _record_hits(ev, c.site, c.classes, c.eco)
     cut: list[_RecordHit] = []
     if (not _a_record_answers(c.rec_hits) and ev.source == "text" and not ev.frames
-            and not any(_strong_text_match(m, _canon(x.class_name) in c.classes) for _sc, x, m in c.site_hits[:5])):
+            and not any(_strong_text_match(m, _class_fits(x.class_name, c.classes)) for _sc, x, m in c.site_hits[:5])):
         cut = _cut_short(ev, c.classes)
         c.rec_hits = cut or c.rec_hits  # a record quoting only a clause stays a candidate if none starts so
     # Text or filtered frames: catalog templates and curated records compete on one scale.
@@ -1553,9 +1569,10 @@ def _decide_is_jax(c: _Case) -> None:
             c.is_jax, (c.site, c.note) = True, older
             c.how = "raise site in the release that raised it"
             c.site_hits, c.ranking = [], []
-    # No JAX raise or record fits: a raise of an installed library (Flax, Optax, …) whose words do.
+    # No JAX raise or record fits (or a record's words, not its class, do): a raise of an installed library
+    # (Flax, Optax, …) whose words do.
     lib_hit = (_library_text_hit(ev, c.classes) if ev.source == "text" and (not c.is_jax or c.site is None)
-               and not _a_record_answers(c.rec_hits) and not _foreign(ev.match_text) else None)
+               and (not c.is_jax or not _a_record_answers(c.rec_hits)) and not _foreign(ev.match_text) else None)
     if lib_hit is not None and (not _user_raised(ev) or frame_library(rf) is not None):
         _quality, c.eco, c.site, note = lib_hit
         c.is_jax, c.how = True, "library template"
@@ -1570,7 +1587,7 @@ def _jax_words(c: _Case) -> bool:
     """No frames, or compiled code (JAX's C++ dispatch, a module's getattr) raised on the user's line: only
     the message can tell, and it must match JAX's text closely."""
     ev, rf = c.ev, c.ev.raise_frame
-    strong_site = any(_strong_text_match(m, _canon(s.class_name) in c.classes) for _sc, s, m in c.site_hits[:5])
+    strong_site = any(_strong_text_match(m, _class_fits(s.class_name, c.classes)) for _sc, s, m in c.site_hits[:5])
     # Curated patterns are written to be specific: enough literal text and the class suffice.
     # A short message counts when a curated pattern spells nearly all of it from its start
     # ("NameError: unbound axis name: i" is JAX's; Python says "name 'i' is not defined").
