@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from functools import cached_property, lru_cache
 from pathlib import Path
+from typing import Any
 
 from jaxerrs import templates
 from jaxerrs.guards import Guard, guard_of, literal_bindings, source_text
@@ -379,20 +380,74 @@ class _LazyAssigns(dict):
         return [last] + [v for v in before if v[1] and v[2] > last[2]]
 
 
+def _function_assigns(fn: ast.AST) -> dict[str, list[tuple[ast.AST, bool, int]]]:
+    """{name: [(value, is ``+=``, line)]} of a function's assignments to plain names."""
+    found: dict[str, list[tuple[ast.AST, bool, int]]] = {}
+    for sub in ast.walk(fn):
+        if isinstance(sub, ast.Assign) and len(sub.targets) == 1 and isinstance(sub.targets[0], ast.Name):
+            found.setdefault(sub.targets[0].id, []).append((sub.value, False, sub.lineno))
+        elif isinstance(sub, ast.AugAssign) and isinstance(sub.target, ast.Name):
+            found.setdefault(sub.target.id, []).append((sub.value, True, sub.lineno))
+    return found
+
+
+def _block_paths(fn: ast.AST) -> dict[int, frozenset[tuple[int, str]]]:
+    """{line of a statement: the blocks it lies in, as (id of the statement owning the block, its field)}, in a
+    function (the first statement of a line stands for it)."""
+    found: dict[int, frozenset[tuple[int, str]]] = {}
+
+    def walk(node: ast.AST, path: frozenset[tuple[int, str]]) -> None:
+        for name, value in ast.iter_fields(node):
+            if not isinstance(value, list):
+                continue
+            for item in value:
+                if isinstance(item, ast.stmt):
+                    inner = path | {(id(node), name)}
+                    found.setdefault(item.lineno, inner)
+                    if not isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                        walk(item, inner)
+                elif isinstance(item, ast.excepthandler):
+                    walk(item, path | {(id(node), name)})
+
+    walk(fn, frozenset())
+    return found
+
+
+def _function_bindings(fn: ast.AST) -> dict[str, int]:
+    """{name: how often a function binds it}: its parameters, every store (assignments, loop, ``with`` and
+    ``except`` targets, unpacking, ``:=``, imports, nested definitions), nested functions' too."""
+    args = getattr(fn, "args", None)
+    names = [a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]
+             if a is not None] if isinstance(args, ast.arguments) else []
+    for sub in ast.walk(fn):
+        if isinstance(sub, ast.Name) and isinstance(sub.ctx, (ast.Store, ast.Del)):
+            names.append(sub.id)
+        elif isinstance(sub, (ast.Global, ast.Nonlocal)):
+            names += list(sub.names) * 2
+        elif isinstance(sub, ast.ExceptHandler) and sub.name:
+            names.append(sub.name)
+        elif isinstance(sub, (ast.Import, ast.ImportFrom)):
+            names += [(a.asname or a.name).split(".")[0] for a in sub.names]
+        elif isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and sub is not fn:
+            names.append(sub.name)
+    found: dict[str, int] = {}
+    for n in names:
+        found[n] = found.get(n, 0) + 1
+    return found
+
+
 class _Visitor(ast.NodeVisitor):
     def __init__(self, path: str) -> None:
         self.path = path
         self.stack: list[str] = []
         self.functions: list[ast.AST] = []
-        self._assign_cache: dict[int, dict[str, list[tuple[ast.AST, bool, int]]]] = {}
         self.sites: list[Site] = []
         self.kinds: list[bool] = []  # is each enclosing scope a function?
         self.chain: list[ast.AST] = []  # the node being visited and its ancestors, outermost first
         self.guards: dict[str, Guard] = {}
         self.module_literals: dict[str, ast.AST] = {}
         self.module_strings: dict[str, str] = {}  # a module's names bound once to a string
-        self._blocks: dict[int, dict[int, frozenset[tuple[int, str]]]] = {}
-        self._bindings: dict[int, dict[str, int]] = {}
+        self._per_function: dict[tuple[int, Callable[[ast.AST], Any]], Any] = {}
         self._literal_cache: dict[int, dict[str, ast.AST]] = {}
         self.text: Callable[[ast.AST], str] = ast.unparse  # a node's code as written, when the source is at hand
 
@@ -439,84 +494,34 @@ class _Visitor(ast.NodeVisitor):
         self.kinds.pop()
         self.stack.pop()
 
+    def _of_function(self, build: Callable[[ast.AST], Any], fn: ast.AST | None = None) -> Any:
+        """``build(fn)`` for a function (the enclosing one), once per function and builder; None at module level."""
+        if fn is None:
+            if not self.functions:
+                return None
+            fn = self.functions[-1]
+        key = (id(fn), build)
+        found = self._per_function.get(key)
+        if found is None:
+            found = self._per_function[key] = build(fn)
+        return found
+
     def _assigns(self) -> dict[str, list[tuple[ast.AST, bool, int]]]:
         """Assignments in the enclosing function, gathered only when a message is held in a variable."""
-        if not self.functions:
-            return {}
-        fn = self.functions[-1]
-        cached = self._assign_cache.get(id(fn))
-        if cached is None:
-            cached = {}
-            for sub in ast.walk(fn):
-                if isinstance(sub, ast.Assign) and len(sub.targets) == 1 and isinstance(sub.targets[0], ast.Name):
-                    cached.setdefault(sub.targets[0].id, []).append((sub.value, False, sub.lineno))
-                elif isinstance(sub, ast.AugAssign) and isinstance(sub.target, ast.Name):
-                    cached.setdefault(sub.target.id, []).append((sub.value, True, sub.lineno))
-            self._assign_cache[id(fn)] = cached
-        return cached
-
-    def _block_paths(self) -> dict[int, frozenset[tuple[int, str]]]:
-        """{line of a statement: the blocks it lies in, as (id of the statement owning the block, its field)}, in
-        the enclosing function (the first statement of a line stands for it)."""
-        fn = self.functions[-1]
-        found = self._blocks.get(id(fn))
-        if found is None:
-            found = {}
-
-            def walk(node: ast.AST, path: frozenset[tuple[int, str]]) -> None:
-                for field, value in ast.iter_fields(node):
-                    if not isinstance(value, list):
-                        continue
-                    for item in value:
-                        if isinstance(item, ast.stmt):
-                            inner = path | {(id(node), field)}
-                            found.setdefault(item.lineno, inner)
-                            if not isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                                walk(item, inner)
-                        elif isinstance(item, ast.excepthandler):
-                            walk(item, path | {(id(node), field)})
-
-            walk(fn, frozenset())
-            self._blocks[id(fn)] = found
-        return found
+        return self._of_function(_function_assigns) or {}
 
     def on_path(self, line: int, target: int) -> bool:
         """Whether the statement at ``line`` runs on every way to the one at ``target``: it lies in no block that
         ``target`` lies outside of."""
-        if not self.functions:
+        blocks = self._of_function(_block_paths)
+        if blocks is None:
             return True
-        blocks = self._block_paths()
         mine, theirs = blocks.get(line), blocks.get(target)
         return mine is not None and theirs is not None and mine <= theirs
 
     def bindings(self, fn: ast.AST | None = None) -> dict[str, int]:
-        """{name: how often a function (the enclosing one) binds it}: its parameters, every store (assignments,
-        loop, ``with`` and ``except`` targets, unpacking, ``:=``, imports, nested definitions), nested ones' too."""
-        if fn is None:
-            if not self.functions:
-                return {}
-            fn = self.functions[-1]
-        found = self._bindings.get(id(fn))
-        if found is None:
-            found = {}
-            args = getattr(fn, "args", None)
-            names = [a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]
-                     if a is not None] if isinstance(args, ast.arguments) else []
-            for sub in ast.walk(fn):
-                if isinstance(sub, ast.Name) and isinstance(sub.ctx, (ast.Store, ast.Del)):
-                    names.append(sub.id)
-                elif isinstance(sub, (ast.Global, ast.Nonlocal)):
-                    names += list(sub.names) * 2
-                elif isinstance(sub, ast.ExceptHandler) and sub.name:
-                    names.append(sub.name)
-                elif isinstance(sub, (ast.Import, ast.ImportFrom)):
-                    names += [(a.asname or a.name).split(".")[0] for a in sub.names]
-                elif isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and sub is not fn:
-                    names.append(sub.name)
-            for n in names:
-                found[n] = found.get(n, 0) + 1
-            self._bindings[id(fn)] = found
-        return found
+        """{name: how often a function (the enclosing one) binds it} (``_function_bindings``)."""
+        return self._of_function(_function_bindings, fn) or {}
 
     def visit_ClassDef(self, node: ast.ClassDef) -> None:
         self._scope(node, node.name, False)
