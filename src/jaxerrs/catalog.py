@@ -380,7 +380,7 @@ class _LazyAssigns(dict):
         return [last] + [v for v in before if v[1] and v[2] > last[2]]
 
 
-def _function_assigns(fn: ast.AST) -> dict[str, list[tuple[ast.AST, bool, int]]]:
+def function_assigns(fn: ast.AST) -> dict[str, list[tuple[ast.AST, bool, int]]]:
     """{name: [(value, is ``+=``, line)]} of a function's assignments to plain names."""
     found: dict[str, list[tuple[ast.AST, bool, int]]] = {}
     for sub in ast.walk(fn):
@@ -508,7 +508,7 @@ class _Visitor(ast.NodeVisitor):
 
     def _assigns(self) -> dict[str, list[tuple[ast.AST, bool, int]]]:
         """Assignments in the enclosing function, gathered only when a message is held in a variable."""
-        return self._of_function(_function_assigns) or {}
+        return self._of_function(function_assigns) or {}
 
     def on_path(self, line: int, target: int) -> bool:
         """Whether the statement at ``line`` runs on every way to the one at ``target``: it lies in no block that

@@ -234,12 +234,7 @@ def class_messages(module: ast.Module) -> dict[str, str]:
         init = next((f for f in node.body if isinstance(f, ast.FunctionDef) and f.name == "__init__"), None)
         if init is None:
             continue
-        assigns: dict[str, list[tuple[ast.AST, bool, int]]] = {}
-        for st in ast.walk(init):
-            if isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name):
-                assigns.setdefault(st.targets[0].id, []).append((st.value, False, st.lineno))
-            elif isinstance(st, ast.AugAssign) and isinstance(st.target, ast.Name):
-                assigns.setdefault(st.target.id, []).append((st.value, True, st.lineno))
+        assigns = catalog.function_assigns(init)
         for call in ast.walk(init):
             if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "__init__"):
                 continue
