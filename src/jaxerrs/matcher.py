@@ -5,7 +5,8 @@ show), ``_rank_candidates`` (catalog raises and curated records whose words fit)
 ``_assemble`` (the diagnosis). Every candidate whose words fit the message, a raise of the installed JAX, of a
 library or of a history index, or a curated record's pattern, is ranked by one score, ``_score``: the sum of
 ``WEIGHTS`` over its named features (how much of the message it spells and how much literal text, its class,
-where it starts, a curated record, a record listing the site the frames show, the library it is about).
+where it starts, a curated record, a record listing the site the frames show, the library it is about). A raise
+whose caller chooses the class (``raise error_type(msg)``) fits any class (``_class_fits``).
 
 How sure the answer is comes last and in one place: ``_answer_features`` describes the answer by the named
 features of ``jaxerrs.confidence`` (the words' fit, a live error, a raise shown in the frames, a call standing for
