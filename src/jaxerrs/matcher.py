@@ -462,7 +462,7 @@ def _other_release(cat: catalog_mod.Catalog, ev: Evidence, path: str, function: 
             quals = h.qualnames(path, function, lineno) or h.qualnames(path, function)
             function = quals[0] if len(quals) == 1 else function
         fate = h.fate(path, function, ev.match_text, cat.jax_version)
-        releases = h.releases_from_text(ev.text) if ev.text else []
+        releases = list(_text_releases(ev.text))
         if not releases:
             releases = [r for r in h.releases() if h.function_span(path, function, r) is not None]
     except Exception:  # noqa: BLE001 - the history is extra knowledge; without it the text's own site stays
@@ -698,8 +698,7 @@ def _older_wording(cat: catalog_mod.Catalog, ev: Evidence, site: SiteRef) -> tup
         return None  # the site raises words built elsewhere (a helper's message): no wording tells it apart
     text = ev.match_text
     # A raise of the installed JAX whose words start the message: the record's other site, or one it lacks.
-    here = [(m.literal, s) for s in cat.text_candidates(text) if s.template
-            and (m := templates.match(s.template, text)) is not None and m.start == 0 and m.literal >= TEXT_MIN_LITERAL]
+    here = _raises_starting(cat, text)
     if here:
         return SiteRef.of(max(here, key=lambda t: t[0])[1], cat.jax_version), ""
     try:
@@ -730,13 +729,22 @@ def _older_wording(cat: catalog_mod.Catalog, ev: Evidence, site: SiteRef) -> tup
     return ref, note
 
 
+@lru_cache(maxsize=16)
+def _text_releases(text: str | None) -> tuple[str, ...]:
+    """``History.releases_from_text`` of a pasted text, read once for the several places that ask for it
+    (() for no text)."""
+    from jaxerrs import history
+
+    return tuple(history.load().releases_from_text(text)) if text else ()
+
+
 def _told_hits(h: history_mod.History, ev: Evidence,
                hits: list[history_mod.SiteHit]) -> list[history_mod.SiteHit]:
     """The raises among ``hits`` of the releases the text's other evidence allows (its JAX frames, the module
     names and wrapper classes only some releases print): none when it allows them all."""
     from jaxerrs.history import version_key as key
 
-    told = h.releases_from_text(ev.text) if ev.text else []
+    told = _text_releases(ev.text)
     if not told or len(told) == len(h.releases()):
         return []
     return [x for x in hits if any(key(x.releases[0]) <= key(r) <= key(x.releases[1]) for r in told)]
@@ -752,7 +760,7 @@ def _in_the_text_s_release(cat: catalog_mod.Catalog, ev: Evidence, site: SiteRef
         from jaxerrs import history
 
         h = history.load()
-        releases = h.releases_from_text(ev.text) if ev.text else []
+        releases = _text_releases(ev.text)
     except Exception:  # noqa: BLE001 - the history is extra knowledge
         return None
     if not releases or cat.jax_version in releases or len(releases) == len(h.releases()):
@@ -966,7 +974,8 @@ def _library_site(ev: Evidence, library: str, cat: catalog_mod.Catalog) -> SiteR
     version = _library_version(library)
     if ev.source == "text" and rf.line.strip().startswith("raise"):
         version = _library_release_raising_at(library, rel, rf.lineno, rf.function) or version
-    elif (ev.source == "text" and (_canon(ev.exc_class or "") not in _builtin_names() or _worded_by_jax(cat, ev))
+    elif (ev.source == "text"
+          and (_canon(ev.exc_class or "") not in _builtin_names() or _raises_starting(cat, ev.match_text))
           and _library_call_at(library, rel, rf.lineno, rf.function)):
         # No raise at that line in any release: the frame calls on into code the paste does not show, which
         # raised the library's (or JAX's) class, or Python's class in JAX's words (``lax.cond(`` called there).
@@ -976,12 +985,11 @@ def _library_site(ev: Evidence, library: str, cat: catalog_mod.Catalog) -> SiteR
     return SiteRef(rel, rf.lineno, rf.function, _installed_jax(), library_version=version)
 
 
-def _worded_by_jax(cat: catalog_mod.Catalog, ev: Evidence) -> bool:
-    """Whether a raise of the installed JAX words the message from its start (``TEXT_MIN_LITERAL`` characters
-    of its own text at least), a message cut short included."""
-    text = ev.match_text
-    return any(s.template and s.path.startswith(("jax/", "jaxlib/")) and (m := templates.match(s.template, text))
-               is not None and m.start == 0 and m.literal >= TEXT_MIN_LITERAL for s in cat.text_candidates(text))
+def _raises_starting(cat: catalog_mod.Catalog, text: str) -> list[tuple[int, catalog_mod.Site]]:
+    """(literal characters matched, site) of the installed JAX's raises whose words start the message
+    (``TEXT_MIN_LITERAL`` characters of their own text at least), a message cut short included."""
+    return [(m.literal, s) for s in cat.text_candidates(text) if s.template
+            and (m := templates.match(s.template, text)) is not None and m.start == 0 and m.literal >= TEXT_MIN_LITERAL]
 
 
 def _library_history_past(library: str, path: str, line: int, function: str | None = None
