@@ -823,10 +823,16 @@ def test_an_older_wording_of_a_class_that_words_its_own_message_is_placed_in_its
     assert any("0.2.10" in n for n in d.notes)  # the note names the releases that worded it so
 
 
-def test_a_frame_of_a_file_the_installed_jax_lacks_with_no_raise_there_is_said_to_call_on():
+@pytest.mark.parametrize("error", [
+    "KeyReuseError: Previously-consumed key passed to jit-compiled function at index 0",
+    "ValueError: Previously-consumed key passed to jit-compiled function at index 0",
+])
+def test_a_frame_of_a_file_the_installed_jax_lacks_with_no_raise_there_is_said_to_call_on(error):
     """``jax/_src/random.py`` is gone from the installed JAX (moved into a package), but ``uniform`` was there in
     releases the history index holds, with no raise in it: its frame called on into code the paste does not
-    show. The note says so (it had claimed that no release had the function); no site is guessed."""
+    show (it had been claimed that no release had the function). Under a class of JAX's own the words say where
+    it raised; under Python's class (NumPy's and Python's code say some of JAX's words too) the note says the
+    frame calls on, and no site is guessed."""
     text = ("---------------------------------------------------------------------------\n"
             "KeyReuseError                             Traceback (most recent call last)\n"
             "Cell In[3], line 4\n"
@@ -834,12 +840,15 @@ def test_a_frame_of_a_file_the_installed_jax_lacks_with_no_raise_there_is_said_t
             "----> 4 b = jax.random.uniform(key)\n\n"
             "File ~/venv/lib/python3.11/site-packages/jax/_src/random.py:398, in uniform(key, shape, dtype, "
             "minval, maxval)\n\n"
-            "KeyReuseError: Previously-consumed key passed to jit-compiled function at index 0\n")
+            f"{error}\n")
     d = jaxerrs.diagnose_text(text)
-    assert d.record is not None and d.record.id == "key-reuse-consumed"
-    assert d.site is None
     assert not any("which no JAX release" in n for n in d.notes)
-    assert any("calls on into code the paste does not show" in n and "`uniform`" in n for n in d.notes)
+    if error.startswith("KeyReuseError"):
+        assert d.record is not None and d.record.id == "key-reuse-consumed"
+        assert d.site is not None and d.site.function == "KeyReuseSignature.check_signature"
+    else:
+        assert d.site is None
+        assert any("calls on into code the paste does not show" in n and "`uniform`" in n for n in d.notes)
 
 
 @pytest.mark.parametrize("typed", ["valueError", "VALUEError"])
@@ -1150,3 +1159,46 @@ def test_a_project_s_own_subpackage_named_jax_is_the_user_s_code():
     assert (d.evidence.user_frame.filename, d.evidence.user_frame.lineno) == ("netket/jax/sharding.py", 294)
     assert d.is_jax and d.site is not None and d.site.function == "pjit_check_aval_sharding"
     assert not any("no JAX release" in n for n in d.notes)
+
+
+def test_a_debugger_session_after_the_error_is_no_part_of_its_message_and_names_the_frame():
+    """IPython's ``%debug`` (pdb/ipdb) opened after the error: its ``> file.py(22)fn()`` line and the listing after
+    it are no part of the message; where the debugger stands is the frame, the user's here."""
+    text = ("TypeError: Cannot interpret value of type <class 'function'> as an abstract array; it does not have a "
+            "dtype attribute\n"
+            "> /home/me/work/train_mlp.py(31)step()\n"
+            "     30     grads = jax.grad(loss)(params, batch)\n"
+            "---> 31     return jax.jit(update)(params, grads, act)\n\n"
+            "ipdb> u\n"
+            "> /home/me/work/train_mlp.py(44)<module>()\n"
+            "-> params = step(params, batch)\n")
+    d = jaxerrs.diagnose_text(text)
+    assert d.evidence.message.endswith("it does not have a dtype attribute")
+    assert [(f.lineno, f.function) for f in d.evidence.frames] == [(44, "<module>"), (31, "step")]
+    assert (Path(d.evidence.user_frame.filename).name, d.evidence.user_frame.lineno) == ("train_mlp.py", 31)
+    assert d.is_jax and d.record is not None and d.record.id == "jit-non-array-argument"
+
+
+def test_long_reprs_in_a_message_are_values_not_prose():
+    """A message whose values are long reprs with spaces (two pytree structures) is JAX's words: the reprs are
+    the run's values, not sentences, so the few words JAX chose around them still place it."""
+    text = ("TypeError: function compiled for PyTreeDef(((*, (*, {'a': *, 'b': None})), {})), called with "
+            "PyTreeDef(((*, *), {}))")
+    d = jaxerrs.diagnose_text(text)
+    assert d.is_jax and d.site is not None
+    assert (d.site.path, d.site.function) == ("jax/_src/stages.py", "Compiled.call")
+
+
+def test_a_jax_class_raised_below_a_frame_of_an_older_release_is_placed_by_its_words():
+    """The last frame shown (``threefry_random_bits``, gone from the installed JAX) calls on into code the paste
+    cuts; the class is one only JAX's Python code raises, so NumPy cannot have said these words: they place the
+    raise, in the function the releases that said them had."""
+    text = ("InconclusiveDimensionOperation            Traceback (most recent call last)\n"
+            "/usr/local/lib/python3.10/dist-packages/jax/_src/prng.py in threefry_random_bits(key, bit_width, shape)\n"
+            "    543       )\n"
+            "--> 545     bits = lax.reshape(bits, (np.uint32(max_count * 32 // bit_width),), (1, 0))\n"
+            "    546     bits = lax.convert_element_type(bits, dtype)[:size]\n\n"
+            "InconclusiveDimensionOperation: Cannot divide evenly the sizes of shapes (4, 1000) and (96,)\n")
+    d = jaxerrs.diagnose_text(text)
+    assert d.site is not None and d.site.function.endswith("divide_shape_sizes")
+    assert not any("does not guess" in n for n in d.notes)

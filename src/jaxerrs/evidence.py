@@ -505,6 +505,10 @@ _MD_LINK = re.compile(r"\[(?P<path>[^\]\n]+)\]\(https?://[^)\s]*\)")
 # pytest's frame location: "path.py:12: in fn", "path.py:12: " or, innermost, "path.py:12: TypeError".
 _PYTEST_LOC = re.compile(r"^(?P<file>(?:[A-Za-z]:)?[^\s:][^:]*\.py):(?P<line>\d+): ?"
                          r"(?:in (?P<func>[\w.<>]+)|[\w.]+)?\s*$")
+# pdb's and ipdb's place in a frame: "> /path/file.py(22)fn()" (the current one) or "  /path/file.py(8)<module>()".
+_PDB_FRAME = re.compile(r"^\s*>?\s*(?P<file>(?:[A-Za-z]:)?[^\s()<>]+\.py|<[^>\s]+>)\((?P<line>\d+)\)"
+                        r"(?P<func>[\w.<>]+)\(\)\s*$")
+_PDB_PROMPT = re.compile(r"^\s*(?:\(Pdb\)|ipdb>)")
 _CARETS = re.compile(r"^\s*[\^~]+\s*$")  # Python 3.11's marks under the part of a line that raised
 _DEF = re.compile(r"^\s*(?:async\s+)?def\s+(?P<name>\w+)\s*\(")
 
@@ -683,8 +687,13 @@ def from_text(text: str) -> Evidence:
         # The error came out through JAX's traceback filtering: JAX's, as the wrapper class said before.
         module = qual.rsplit(".", 1)[0] if "." in qual else ("jax._src.traceback_util" if wrapped else None)
         rest = [first]
-        for ln in block[exc_idx + 1:]:
+        for j, ln in enumerate(block[exc_idx + 1:], exc_idx + 1):
             if _LOG_LINE.match(ln) or _CHAIN.match(ln.strip()) or _FENCE.match(ln):
+                break
+            if _PDB_FRAME.match(ln) or _PDB_PROMPT.match(ln):
+                # A debugger opened after the error (IPython's %debug, pdb.post_mortem): not the message. Where
+                # it stands is a frame of this error, the only one shown when the paste has no traceback.
+                frames = frames or _pdb_frames(block[j:])
                 break
             rest.append(ln)
         message = "\n".join(rest).strip("\n")
@@ -798,6 +807,20 @@ def _parse_frames(lines: list[str]) -> list[Frame]:
         code, arrow = _code_after(lines, i)
         # Older IPython prints no line in the frame's header, only on its '---->' line.
         frames.append(Frame(file, lineno or arrow, func or "?", frame_kind(file), code))
+    return frames
+
+
+def _pdb_frames(lines: list[str]) -> list[Frame]:
+    """The frames a debugger's session printed ("> /path/f.py(22)fn()"), each with its line ("-> code", or
+    ipdb's "---> 22 code"), outermost first: a post-mortem opens at the innermost frame, and ``up`` goes out."""
+    frames = []
+    for i, ln in enumerate(lines):
+        if (m := _PDB_FRAME.match(ln)) is not None:
+            file = os.path.expanduser(m["file"]) if m["file"].startswith("~") else m["file"]
+            code, _arrow = _code_after(lines, i)
+            frame = Frame(file, int(m["line"]), m["func"], frame_kind(file), code)
+            if frame not in frames:
+                frames.insert(0, frame)
     return frames
 
 

@@ -641,7 +641,8 @@ class History:
 
         ``text`` is a message (or a template: its holes then match the template's holes). An identical
         template scores 2; otherwise the score is the share of the message the template's literal text
-        covers, and a match covering under a third of a long message is dropped.
+        covers; a match covering under a third of a long message is dropped unless what it leaves is mostly
+        run-specific values (``templates.words_share``).
         """
         norm = templates.normalise(text)
         cls_name = cls.rsplit(".", 1)[-1] if cls else None
@@ -654,7 +655,7 @@ class History:
             m = templates.match(tmpl, norm)
             if m is None:
                 continue
-            if m.coverage < 1 / 3 and m.literal < 40:
+            if m.coverage < 1 / 3 and m.literal < 40 and templates.words_share(m) < 0.6:
                 continue
             found[tmpl] = m.coverage
         if not found and len(norm) >= 30:

@@ -101,6 +101,11 @@ def _jax_class_names(cat: catalog_mod.Catalog) -> frozenset[str]:
     return frozenset(names | _ALWAYS_JAX)
 
 
+def _jax_python_class(cat: catalog_mod.Catalog, ev: Evidence) -> bool:
+    """The printed class is one that JAX's Python code raises (not Python's, not the compiled runtime's)."""
+    return _canon(ev.exc_class or "") in _jax_class_names(cat) - _COMPILED_CLASSES
+
+
 @lru_cache(maxsize=4)
 def _known_classes(cat: catalog_mod.Catalog, _generation: int) -> dict[str, str]:
     """Lower-cased name -> the spelling of every class Python, JAX or a curated record names."""
@@ -217,10 +222,8 @@ def _strong_text_match(m: templates.Match | None, cls_ok: bool) -> bool:
         return False
     if m.coverage >= TEXT_MIN_COVERAGE or (m.start == 0 and m.literal >= 40) or m.literal >= 60:
         return True
-    # Run-specific values (names, shapes, numbers, a path of any length: one token) are not words JAX chose;
-    # long holes with spaces may be prose.
-    values = sum(len(v) for v in m.values.values() if len(v) <= 40 or not any(c.isspace() for c in v.strip()))
-    return m.literal >= 30 and m.literal / max(1, m.length - values) >= 0.6
+    # Run-specific values are not words JAX chose (``templates.words_share``).
+    return m.literal >= 30 and templates.words_share(m) >= 0.6
 
 
 def _template_matches(cat: catalog_mod.Catalog, message: str) -> list[tuple[catalog_mod.Site, templates.Match]]:
@@ -470,7 +473,7 @@ def _other_release(cat: catalog_mod.Catalog, ev: Evidence, path: str, function: 
     status = fate.get("status")
     present = [r for r in releases if h.function_span(path, function, r) is not None] if status == "unknown" else []
     if present:
-        return _in_releases_having(h, ev, path, function, lineno, present)
+        return _in_releases_having(h, ev, path, function, lineno, present, _jax_python_class(cat, ev))
     if not releases or status == "unknown":
         if any(h.function_span(path, function, r) is not None for r in h.releases()):
             return None, (f"The traceback names `{function}` in `{path}`, of JAX releases its other clues rule out: "
@@ -499,10 +502,10 @@ def _jax_releases(releases: list[str]) -> str:
 
 
 def _in_releases_having(h: history_mod.History, ev: Evidence, path: str, function: str, lineno: int,
-                        present: list[str]) -> tuple[SiteRef | None, str]:
+                        present: list[str], jax_class: bool) -> tuple[SiteRef | None, str]:
     """The last JAX frame of a traceback, in a function the text's releases ``present`` had, with no raise the
     index holds there: code below it raised, the frame's own raise (an ``assert``), or a call into code not
-    shown. The site, if any, and a note saying which."""
+    shown. The site, if any, and a note saying which (none: the message's words may say where)."""
     shown = _jax_releases(present)
     if ev.frames[-1] is not ev.raise_frame:
         return None, (f"The traceback's last JAX frame, `{function}` in `{path}` ({shown}), called into the code "
@@ -516,8 +519,11 @@ def _in_releases_having(h: history_mod.History, ev: Evidence, path: str, functio
         return (SiteRef(path, lineno, function, raising[-1], ev.exc_class),
                 f"This traceback comes from {shown}; the site shown is where that release raised it.")
     # No raise the index knows: its line calls on into code the text does not show (cut, or filtered). Nothing
-    # is placed here, and the words are not trusted to say where (NumPy's and Python's code say some of JAX's
-    # words too).
+    # is placed here. The message's words may say where only under a class of JAX's Python code: NumPy's and
+    # Python's code say some of JAX's words too ("The truth value of an array … is ambiguous"), with Python's
+    # classes.
+    if jax_class:
+        return None, ""
     return None, (f"The traceback's last frame, `{function}` in `{path}` ({shown}), calls on into code the "
                   "paste does not show: jaxerrs does not guess where that raised.")
 
@@ -1476,18 +1482,13 @@ def _site_from_frames(c: _Case) -> None:
     other = _other_release(cat, ev, rf.jax_path or "", function, rf.lineno)
     if other is not None:  # a traceback from another JAX release
         c.site, c.note = other
-        c.how = "raise site in the release that raised it" if c.site is not None else "message only"
-        c.no_guess = c.site is None
+        c.how = ("raise site in the release that raised it" if c.site is not None
+                 else "message only" if c.note else "")
+        c.no_guess = c.site is None and bool(c.note)
     elif _a_call_not_a_raise(cat, rf, c.site):
         # The innermost JAX frame shown calls on into frames the text does not show (filtered, or
         # cut): a raise whose words match the message closely is the better answer.
-        hits = _site_hits(ev, cat, c.classes)
-        # JAX's frame already says whose error it is: the message need only start with a raise's words. A class
-        # of JAX's Python code (not Python's, not the runtime's, which compiled code raises) says the call is
-        # no raise either.
-        python_class = _canon(ev.exc_class or "") in _jax_class_names(cat) - _COMPILED_CLASSES
-        if python_class or any(m is not None and m.start == 0 and m.literal >= TEXT_MIN_LITERAL
-                               and _class_fits(s.class_name, c.classes) for _sc, s, m in hits[:5]):
+        if _words_say_where(c):
             c.site, c.how = None, ""
     elif _not_this_source(cat, rf, c.site):
         shown = _shown_raise(ev, rf, function)
@@ -1503,6 +1504,18 @@ def _site_from_frames(c: _Case) -> None:
                   f"not that line of the installed JAX {cat.jax_version}: it comes from another "
                   "release, and jaxerrs does not guess where that release raised it.")
         c.site, c.how, c.no_guess = None, "message only", True
+
+
+def _words_say_where(c: _Case) -> bool:
+    """Under a JAX frame that calls on into code the text does not show: whether the message's words may say
+    where it raised. JAX's frame already says whose error it is, so the message need only start with the
+    words of a raise of its class; a class of JAX's Python code (not Python's, not the runtime's, which
+    compiled code raises) says so too. (NumPy's and Python's code say some of JAX's words, with Python's
+    classes.)"""
+    if _jax_python_class(c.cat, c.ev):
+        return True
+    return any(m is not None and m.start == 0 and m.literal >= TEXT_MIN_LITERAL and _class_fits(s.class_name, c.classes)
+               for _sc, s, m in _site_hits(c.ev, c.cat, c.classes)[:5])
 
 
 def _rank_candidates(c: _Case) -> None:

@@ -147,6 +147,22 @@ def match(template: str, message: str) -> Match | None:
     return found
 
 
+_PLAIN_WORD = re.compile(r"[A-Za-z]+[,.;:]?")
+
+
+def prose(value: str) -> bool:
+    """Words a person wrote, not a value's repr: three or more space-separated plain words ("PyTreeDef((*, *),
+    {})" and "ShapedArray(float32[3, 4])" have none)."""
+    return sum(1 for t in value.split() if _PLAIN_WORD.fullmatch(t)) >= 3
+
+
+def words_share(m: Match) -> float:
+    """The share of a message's own words that a template spells: run-specific values (names, shapes, numbers, a
+    path or a repr of any length) are not words JAX chose and are left out; long holes of prose are not."""
+    values = sum(len(v) for v in (m.holes or tuple(m.values.values())) if len(v) <= 40 or not prose(v))
+    return m.literal / max(1, m.length - values)
+
+
 @lru_cache(maxsize=8192)
 def _last_part(template: str) -> tuple[str, str | None]:
     try:
