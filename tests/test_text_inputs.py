@@ -1202,3 +1202,35 @@ def test_a_jax_class_raised_below_a_frame_of_an_older_release_is_placed_by_its_w
     d = jaxerrs.diagnose_text(text)
     assert d.site is not None and d.site.function.endswith("divide_shape_sizes")
     assert not any("does not guess" in n for n in d.notes)
+
+
+def test_bool_of_a_tracer_in_releases_that_raised_the_base_class_gets_the_bool_conversion_record():
+    """Up to JAX 0.4.13 ``bool()`` of a tracer raised ConcretizationTypeError naming the `bool` function; the
+    record about it names today's subclass, TracerBoolConversionError: a base class of the record's fits."""
+    text = ("jax._src.errors.ConcretizationTypeError: Abstract tracer value encountered where concrete value is "
+            "expected: Traced<ShapedArray(bool[])>with<DynamicJaxprTrace(level=1/0)>\n"
+            "The problem arose with the `bool` function. \n"
+            "The error occurred while tracing the function step at /home/me/train.py:20 for jit.\n")
+    d = jaxerrs.diagnose_text(text)
+    assert d.record is not None and d.record.id == "tracer-bool-conversion"
+    assert d.site is not None and d.site.function == "concretization_function_error.<locals>.error"
+    text_int = text.replace("`bool`", "`int`").replace("bool[]", "int32[]")
+    assert jaxerrs.diagnose_text(text_int).record.id == "concretization-python-scalar-conversion"
+
+
+def test_a_private_class_quoted_in_prose_is_read():
+    """``which raises `equinox._errors._EquinoxRuntimeError: …``: a class whose name starts with ``_`` is read
+    from a line of prose as any other."""
+    ev = jaxerrs.diagnose_text("Calling it with a bad index raises `equinox._errors._EquinoxRuntimeError: "
+                               "Index out of range.`").evidence
+    assert (ev.exc_class, ev.message) == ("_EquinoxRuntimeError", "Index out of range.")
+
+
+def test_backticks_retyped_as_quotes_still_match_a_library_s_words():
+    """A person retyping Equinox's message writes quotes where it has backticks (`` `eqx.Module`s `` as
+    ``'eqx.Module's``): its words still place the raise, in the releases that said them."""
+    text = ("TypeError: Abstract strict 'eqx.Module's must be named starting with 'Abstract' or '_Abstract'. "
+            "Got Foo when defining __main__.Foo.")
+    d = jaxerrs.diagnose_text(text)
+    assert d.is_jax and d.ecosystem == "equinox"
+    assert d.site is not None and d.site.path == "equinox/_module.py" and d.site.function.endswith("__new__")

@@ -83,7 +83,7 @@ class Catalog:
         out = []
         for s in self.sites:
             if s.template:
-                anchor = templates.anchor(s.template).replace("`", "")  # a paste may lose Markdown's backticks
+                anchor = templates.unmarked(templates.anchor(s.template))  # a paste may lose Markdown's backticks
                 if len(anchor) >= _GRAM:
                     out.append((anchor, s))
         return out
@@ -109,7 +109,7 @@ class Catalog:
     def text_candidates(self, message: str) -> list[Site]:
         """Sites whose template's longest literal occurs in ``message`` (cheap prefilter), in catalog order: only
         the anchors that start as some stretch of the message does are looked for."""
-        norm = templates.normalise(message).replace("`", "")
+        norm = templates.unmarked(templates.normalise(message))
         by_start = self._by_start
         starts = {norm[i:i + _GRAM] for i in range(len(norm) - _GRAM + 1)}
         hits = sorted(i for g in starts if g in by_start for i in by_start[g])

@@ -846,7 +846,7 @@ def _code_after(lines: list[str], i: int) -> tuple[str, int]:
 _DOCS_CLASS = re.compile(r"errors\.html#((?:jax|flax)\.errors)\.([A-Za-z]\w*)")
 _WRAPPERS = frozenset({"FilteredStackTrace", "UnfilteredStackTrace", "JaxStackTraceBeforeTransformation"})
 # A class and its message inside a line of prose or markup: "fails with `TypeError: …`", "optax valueError: …".
-_INLINE_EXC = re.compile(r"(?P<open>[`'\"]?)\b(?P<cls>(?:[A-Za-z_]\w*\.)*[A-Za-z]\w*(?:Error|Exception|Warning)):\s*"
+_INLINE_EXC = re.compile(r"(?P<open>[`'\"]?)(?<![\w.])(?P<cls>(?:[A-Za-z_]\w*\.)*[A-Za-z_]\w*(?:Error|Exception|Warning)):\s*"
                          r"(?P<msg>\S.*)$")
 
 

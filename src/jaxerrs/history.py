@@ -576,7 +576,7 @@ class History:
         """(anchor, normalised template) for every template with usable literal text."""
         out = []
         for norm in self._by_template:
-            a = templates.anchor(norm)
+            a = templates.unmarked(templates.anchor(norm))  # a paste may lose Markdown's backticks
             if len(a) >= 6:
                 out.append((a, norm))
         return out
@@ -649,8 +649,9 @@ class History:
         found: dict[str, float] = {}
         if norm in self._by_template:
             found[norm] = 2.0
+        bare = templates.unmarked(norm)
         for anchor, tmpl in self._anchored:
-            if tmpl in found or anchor not in norm:
+            if tmpl in found or anchor not in bare:
                 continue
             m = templates.match(tmpl, norm)
             if m is None:

@@ -17,6 +17,7 @@ a library, no record, a tie, a rival record, what the pattern leaves unspelled a
 
 from __future__ import annotations
 
+import ast
 import builtins
 import linecache
 import math
@@ -181,7 +182,8 @@ def _record_hits(ev: Evidence, site: SiteRef | None, classes: set[str], eco: str
         if ev.source == "live" and ((rec.requires and not requirement_met(rec.requires))
                                     or not rec.holds_for(version)):
             continue
-        cls_ok = _canon(rec.class_name) in classes or (loose and rec.class_name not in _builtin_names())
+        cls_ok = (_canon(rec.class_name) in classes or (loose and rec.class_name not in _builtin_names())
+                  or (ev.source == "text" and len(classes) == 1 and _a_base_of(next(iter(classes)), rec.class_name)))
         site_ok = site is not None and any(s.path == site.path and s.function == site.function for s in rec.sites)
         if best is None:
             continue  # a record whose patterns contradict the message gives wrong advice
@@ -904,6 +906,37 @@ def _library_catalog(library: str | None) -> catalog_mod.Catalog | None:
 def _library_ref(s: catalog_mod.Site, lib: catalog_mod.Catalog, jax_version: str) -> SiteRef:
     """A raise of an installed library as a site, with the library's version beside JAX's."""
     return SiteRef(s.path, s.line, s.function, jax_version, s.exc_class, s.template, library_version=lib.jax_version)
+
+
+@lru_cache(maxsize=1)
+def _jax_error_bases() -> dict[str, tuple[str, ...]]:
+    """JAX's exception classes (``jax/_src/errors.py`` of the installed JAX, read, not imported) -> their bases."""
+    import importlib.util
+
+    try:
+        spec = importlib.util.find_spec("jax")
+        origin = spec.origin if spec is not None else None
+        tree = ast.parse((Path(origin or "").parent / "_src" / "errors.py").read_text(encoding="utf-8"))
+    except (ImportError, OSError, SyntaxError, ValueError):
+        return {}
+    return {n.name: tuple(b.id if isinstance(b, ast.Name) else getattr(b, "attr", "") for b in n.bases)
+            for n in tree.body if isinstance(n, ast.ClassDef)}
+
+
+def _a_base_of(printed: str, record_class: str) -> bool:
+    """Whether the class printed is one of the record's class's bases in JAX's hierarchy: an older release raised
+    the base where the installed one raises the subclass (``ConcretizationTypeError`` for ``bool()`` of a tracer
+    up to 0.4.13, ``TracerBoolConversionError`` since)."""
+    bases = _jax_error_bases()
+    todo, seen = [record_class.rsplit(".", 1)[-1]], set()
+    while todo:
+        for b in bases.get(todo.pop(), ()):
+            if b == printed:
+                return True
+            if b not in seen:
+                seen.add(b)
+                todo.append(b)
+    return False
 
 
 def _class_fits(raised: str, classes: set[str] | list[str]) -> bool:

@@ -37,6 +37,12 @@ def literal_length(template: str) -> int:
     return sum(len(x) for x in literals(template))
 
 
+def unmarked(text: str) -> str:
+    """Text without backticks and single quotes, for the cheap substring tests: a paste loses Markdown's
+    backticks, and a person retyping a message writes quotes for them (``'eqx.Module's``)."""
+    return text.replace("`", "").replace("'", "")
+
+
 def anchor(template: str) -> str:
     """The longest literal run of a template, normalised: a cheap substring prefilter."""
     lits = literals(template)
@@ -100,14 +106,15 @@ def _spaced(lit: str) -> str:
 
 
 def _escaped(chunk: str) -> str:
-    """A literal chunk as a regex; its backticks (Markdown code marks) are optional: a paste loses them."""
-    return re.escape(chunk).replace("`", "`?")
+    """A literal chunk as a regex; its backticks (Markdown code marks) are optional: a paste loses them, or a
+    person retyping the message writes quotes for them."""
+    return re.escape(chunk).replace("`", "[`']?")
 
 
 @lru_cache(maxsize=8192)
 def _required(template: str) -> tuple[str, ...]:
     """Each literal run of a template without its spaces: every one must occur in a message it matches."""
-    return tuple(x for x in (lit.replace(" ", "").replace("`", "") for lit in literals(template)) if x)
+    return tuple(x for x in (unmarked(lit.replace(" ", "")) for lit in literals(template)) if x)
 
 
 def key_literal(template: str) -> str:
@@ -126,7 +133,7 @@ def squeezed(message: str) -> str:
 def _prepared(message: str) -> tuple[str, str]:
     """(normalised message, the same without spaces); one message is matched against many templates."""
     norm = normalise(message)
-    return norm, norm.replace(" ", "").replace("`", "")
+    return norm, unmarked(norm.replace(" ", ""))
 
 
 def match(template: str, message: str) -> Match | None:
