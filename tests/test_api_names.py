@@ -127,6 +127,30 @@ else:
     assert "VariableState" in api_names.public_names(shim)
 
 
+def test_what_answers_a_module_s_missing_name():
+    """A module's ``__getattr__`` (JAX's deprecation getattr, a lazy loader's, its own) answers a name it lacks;
+    without one, Python's own lookup does."""
+    assert api_names.getattr_kind("_deprecations = {}\n__getattr__ = _deprecation_getattr(__name__, _deprecations)\n"
+                                  ) == "deprecation"
+    assert api_names.getattr_kind("import lazy as _lazy\n__getattr__, __dir__, __all__ = _lazy.attach(__name__, [])\n"
+                                  ) == "lazy"
+    assert api_names.getattr_kind("if True:\n    def __getattr__(name):\n        raise AttributeError(name)\n") == "function"
+    assert api_names.getattr_kind("from jax._src.random import key\n") is None
+
+
+@pytest.mark.parametrize(("message", "kinds"), [
+    # jax.api_util.debug_info is 0.5.1's: every release before it has no module __getattr__ in jax.api_util.
+    ("module 'jax.api_util' has no attribute 'debug_info'", {None}),
+    # jax.core.Shape left in 0.4.29; releases before 0.2.13 lacked it too, with no __getattr__ then.
+    ("module 'jax.core' has no attribute 'Shape'", {None, "deprecation"}),
+])
+def test_the_releases_a_failed_lookup_may_come_from(message, kinds):
+    module, name, releases = api_names.failed_lookup_releases(message, None, "0.10.2")
+    assert releases and {api_names.lookup_at(module, r) for r in releases} == kinds
+    assert not set(releases) & set(api_names.fate(module, name).releases)
+    assert api_names.failed_lookup_releases(message, "0.4.30", "0.10.2")[2] == ["0.4.30"]
+
+
 def test_an_opaque_release_leaves_a_name_s_absence_unknown():
     """``flax/nnx/__init__.py`` of Flax 0.11.0 ends in a module ``__getattr__`` that is no shim: whether it served
     ``ArrayRef`` there is unknown, so the note does not say the name was new in 0.11.1; that it went in 0.12.1
@@ -172,6 +196,7 @@ def test_index_agrees_with_the_installed_sources(module):
     indexed = {n for n, runs in data["names"][module].items() if any(lo <= i <= hi for lo, hi in runs)}
     assert indexed == api_names.public_names(source)
     assert any(lo <= i <= hi for lo, hi in data["opaque"].get(module, [])) == api_names.opaque(source)
+    assert api_names.lookup_at(module, version) == api_names.getattr_kind(source)
 
 
 @pytest.mark.parametrize(("text", "library", "expected"), [

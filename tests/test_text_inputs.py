@@ -1234,3 +1234,22 @@ def test_backticks_retyped_as_quotes_still_match_a_library_s_words():
     d = jaxerrs.diagnose_text(text)
     assert d.is_jax and d.ecosystem == "equinox"
     assert d.site is not None and d.site.path == "equinox/_module.py" and d.site.function.endswith("__new__")
+
+
+def test_a_missing_name_no_release_answers_with_a_getattr_is_python_s_lookup():
+    """``jax.api_util.debug_info`` is 0.5.1's; no release before it gives ``jax.api_util`` a module ``__getattr__``:
+    Python's own lookup raised it, so no raise in JAX is named, and no record about removed names is guessed."""
+    d = jaxerrs.diagnose_text("AttributeError: module 'jax.api_util' has no attribute 'debug_info'")
+    assert d.is_jax and d.site is None and d.record is None
+    assert any("has no module `__getattr__`" in n for n in d.notes)
+    assert any("exists from JAX 0.5.1 on" in n for n in d.notes)
+
+
+def test_a_missing_name_is_not_placed_in_a_getattr_its_module_never_had():
+    """``jax.random`` never used the lazy loader, whose words these are too; the releases without
+    ``PRNGKeyArray`` answer it with Python's lookup (before 0.3.8) or the deprecation getattr (0.4.24 on): no site."""
+    d = jaxerrs.diagnose_text("AttributeError: module 'jax.random' has no attribute 'PRNGKeyArray'")
+    assert d.record is not None and d.record.id == "removed-jax-random-keyarray"
+    assert d.site is None and any("does not guess which of them raised it" in n for n in d.notes)
+    shape = jaxerrs.diagnose_text("AttributeError: module 'jax.core' has no attribute 'Shape'")
+    assert shape.site is not None and shape.site.function == "deprecation_getattr.<locals>.getattr"

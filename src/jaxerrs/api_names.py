@@ -16,6 +16,10 @@ A name counts as present in a release when the module's source binds it at top l
 an assignment, a def or a class, also inside ``if``/``try`` blocks) or lists it in ``_deprecations``
 with an object still behind it; a ``_deprecations`` entry whose object is ``None`` is a removal
 that raises with a message, and counts as absent. Private names are left out.
+
+Each module's answer to a name it lacks is indexed too (``getattr_kind``: JAX's and Optax's deprecation getattr,
+a lazy loader's, a module ``__getattr__`` of its own, or none, so that Python's own lookup raises): a pasted
+``module 'M' has no attribute 'N'`` is placed where every release without N answers it the same way.
 """
 
 from __future__ import annotations
@@ -34,7 +38,7 @@ from jaxerrs.diagnosis import PACKAGE_NAMES
 from jaxerrs.history import JAX, SOURCES, Source, _Blobs, _installed_path, release_tags, version_key
 
 DATA = Path(__file__).parent / "data" / "api_names.json.gz"
-FORMAT = 2
+FORMAT = 3
 PACKAGES = tuple(SOURCES)  # "jax" and the libraries, each with an index of its own
 
 
@@ -124,6 +128,26 @@ def opaque(source: str) -> bool:
     return False
 
 
+def getattr_kind(source: str) -> str | None:
+    """What answers a lookup of a name a module lacks: ``"deprecation"`` (JAX's and Optax's
+    ``deprecation_getattr``), ``"lazy"`` (a lazy loader's ``attach``), ``"function"`` (a module ``__getattr__`` of
+    its own), or None: no module ``__getattr__``, so Python's own lookup raises, at the line that reads it."""
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return None
+    for st in _top_level(tree.body):
+        if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef)) and st.name == "__getattr__":
+            return "function"
+        if isinstance(st, ast.Assign) and any(isinstance(n, ast.Name) and n.id == "__getattr__"
+                                              for t in st.targets for n in ast.walk(t)):
+            f = st.value.func if isinstance(st.value, ast.Call) else None
+            called = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
+            return ("deprecation" if called.endswith("deprecation_getattr")
+                    else "lazy" if called == "attach" else "function")
+    return None
+
+
 def _shim_names(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str] | None:
     """The names a module ``__getattr__`` serves when it is a shim (Flax's for a renamed class): it compares its
     argument with string constants and ends by raising for any other name. None for any other ``__getattr__``."""
@@ -165,6 +189,7 @@ def build(git_dir: str | Path, tags: Sequence[str] | None = None, progress: bool
     present: dict[str, dict[str, list[int]]] = {}  # module -> name -> release indices
     modules: dict[str, list[int]] = {}
     hidden: dict[str, list[int]] = {}  # module -> the releases where it is ``opaque``
+    lookups: dict[str, dict[str, list[int]]] = {}  # module -> its ``getattr_kind`` -> the releases
     blobs = _Blobs(git_dir)
     try:
         for i, tag in enumerate(tags):
@@ -185,12 +210,15 @@ def build(git_dir: str | Path, tags: Sequence[str] | None = None, progress: bool
                     present.setdefault(module, {}).setdefault(name, []).append(i)
                 if opaque(source_text):
                     hidden.setdefault(module, []).append(i)
+                if (kind := getattr_kind(source_text)) is not None:
+                    lookups.setdefault(module, {}).setdefault(kind, []).append(i)
     finally:
         blobs.close()
     return {"format": FORMAT, "package": source.name, "releases": releases,
             "modules": {m: _runs(ix) for m, ix in sorted(modules.items())},
             "names": {m: {n: _runs(ix) for n, ix in sorted(ns.items())} for m, ns in sorted(present.items())},
-            "opaque": {m: _runs(ix) for m, ix in sorted(hidden.items())}}
+            "opaque": {m: _runs(ix) for m, ix in sorted(hidden.items())},
+            "getattr": {m: {k: _runs(ix) for k, ix in sorted(ks.items())} for m, ks in sorted(lookups.items())}}
 
 
 def _runs(indices: list[int]) -> list[list[int]]:
@@ -287,6 +315,49 @@ def fate(module: str, name: str) -> NameFate | None:
     unknown = {i for lo, hi in data["opaque"].get(module, []) for i in range(lo, hi + 1)} - have
     return NameFate(module, name, tuple(rels[i] for i in sorted(have)), rels[0], rels[-1],
                     tuple(rels[i] for i in sorted(unknown)))
+
+
+def lookup_at(module: str, release: str) -> str | None:
+    """The module's ``getattr_kind`` in ``release`` (None: none, or the release or module is not indexed)."""
+    data = _indexed(module)
+    if data is None or release not in data["releases"]:
+        return None
+    i = data["releases"].index(release)
+    return next((kind for kind, runs in data["getattr"].get(module, {}).items()
+                 if any(lo <= i <= hi for lo, hi in runs)), None)
+
+
+def failed_lookup_releases(message: str, stated: str | None, installed: str | None) -> tuple[str, str, list[str]]:
+    """For ``module 'M' has no attribute 'N'``: (M, N, the releases whose lookup may have raised it, as far as the
+    index can tell). The release the text states; else every indexed release whose M lacks N (code written for
+    an older or a newer release than the one it ran on); for a name no release had, the installed one. An empty
+    list when the index cannot say (M not indexed, a private name, names hidden in those releases)."""
+    named = _named(message)
+    if named is None or named[1] is None or not _MISSING[0].search(message):
+        return "", "", []
+    module, name = named
+    if name.startswith("_"):
+        return module, name, []  # private names are not indexed: whether any release had one is unknown
+    try:
+        f = fate(module, name)
+        data = _indexed(module)
+    except (OSError, ValueError):
+        return module, name, []
+    if f is None or data is None:
+        return module, name, []
+    rels = data["releases"]
+    have = {rels.index(r) for r in f.releases}
+    if stated in rels:
+        edges = [rels.index(stated)]
+    elif not have:
+        edges = [rels.index(installed)] if installed in rels else []
+    else:
+        edges = [i for i in range(len(rels)) if i not in have]
+    unknown = set(f.unknown)
+    if any(rels[i] in unknown or i in have for i in edges):
+        return module, name, []
+    present = {i for lo, hi in data["modules"].get(module, []) for i in range(lo, hi + 1)}
+    return module, name, [rels[i] for i in edges if i in present]
 
 
 def module_fate(module: str) -> NameFate | None:

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING
 from jaxerrs import catalog as catalog_mod
 from jaxerrs import confidence as confidence_mod
 from jaxerrs import templates
-from jaxerrs.diagnosis import Candidate, Diagnosis, SiteRef
+from jaxerrs.diagnosis import PACKAGE_NAMES, Candidate, Diagnosis, SiteRef
 from jaxerrs.evidence import (
     Evidence,
     Frame,
@@ -1379,6 +1379,7 @@ class _Case:
     ranking: list[tuple[float, SiteRef, Record | None]] = field(default_factory=list)
     is_jax: bool = False
     library_name: bool = False  # the message is about a library's missing name (``_library_name``)
+    unborn: bool = False  # a missing name that no release before had: no record about removed names is guessed
 
 
 def _diagnose(ev: Evidence) -> Diagnosis:
@@ -1390,6 +1391,7 @@ def _diagnose(ev: Evidence) -> Diagnosis:
     _site_from_frames(c)
     _rank_candidates(c)
     _decide_is_jax(c)
+    _failed_lookup(c)
     package, name_note = _name_note(ev) or (None, None)
     if name_note is not None:
         c.is_jax = True  # the message names a module of JAX's own, or of a library's
@@ -1400,6 +1402,74 @@ def _diagnose(ev: Evidence) -> Diagnosis:
     d = _assemble(c)
     d.notes[:0] = [n for n in (c.note, name_note) if n]
     return d
+
+
+def _failed_lookup(c: _Case) -> None:
+    """A pasted ``module 'M' has no attribute 'N'`` with no JAX frame at its raise: what raised it is what answers
+    a missing name of M in the releases whose lookup may have failed (``api_names.failed_lookup_releases``), when
+    they all agree: their module ``__getattr__`` (JAX's ``deprecation_getattr``, a lazy loader's, M's own), or,
+    where M had none, Python's own lookup, at the line that read it (no site in the package). For a name no
+    earlier release had, a record is given only where its words name the error."""
+    ev = c.ev
+    if ev.source != "text" or _canon(ev.exc_class) != "AttributeError" or (
+            ev.raise_frame is not None and ev.raise_frame.kind == "jax"):
+        return
+    from jaxerrs import api_names, history
+
+    package = api_names.named_package(ev.match_text)
+    if package is None:
+        return
+    installed = c.cat.jax_version if package == "jax" else _library_version(package)
+    stated = history.release_from_text(ev.text) if package == "jax" and ev.text else None
+    module, name, releases = api_names.failed_lookup_releases(
+        ev.match_text, stated if stated and ".." not in stated else None, installed)
+    kinds = {api_names.lookup_at(module, r) for r in releases}
+    pkg = PACKAGE_NAMES.get(package, package)
+    fate = api_names.fate(module, name) if releases else None
+    # A name that came later and never left: the code was written for a newer release, so a record guessed by
+    # the words (they are about removed names) would explain another error.
+    c.unborn = fate is not None and (not fate.releases or fate.releases[-1] == fate.last)
+    if len(kinds) > 1 and c.site is not None and _lookup_kind(c.site) not in kinds | {""}:
+        # No release without the name answers its lookup with the raise the words found (a lazy loader's, for
+        # a module that never had one): not that site; which of the others raised it, the words cannot say.
+        c.site, c.how, c.ranking, c.site_hits, c.no_guess = None, "", [], [], True
+        c.note = (f"The releases of {pkg} without `{module}.{name}` answer a missing name of `{module}` in different "
+                  "ways (none with the raise its words fit best): jaxerrs does not guess which of them raised it.")
+        return
+    if len(kinds) != 1:
+        return  # no release, or releases whose lookups differ: the words cannot say which raised it
+    kind, release = kinds.pop(), releases[-1]
+    shown = f"{pkg} {releases[0]}" if len(releases) == 1 else f"every release of {pkg} without `{module}.{name}`"
+    if kind is None:
+        c.site, c.how, c.ranking, c.site_hits, c.no_guess = None, "", [], [], True
+        c.note = (f"In {shown}, `{module}` has no module `__getattr__`: Python's own attribute lookup raised this, "
+                  f"at the line that reads `{module}.{name}`.")
+        return
+    h = history.load() if package == "jax" else history.load_library(package)
+    file = module.replace(".", "/")
+    fits = {"deprecation": lambda x: "deprecation_getattr" in x.function,
+            "lazy": lambda x: "attach" in x.function,
+            "function": lambda x: x.path in (f"{file}.py", f"{file}/__init__.py") and x.function == "__getattr__"}[kind]
+    key = history.version_key
+    hits = [x for x in (h.sites_for(ev.match_text, "AttributeError") if h is not None else [])
+            if fits(x) and key(x.releases[0]) <= key(release) <= key(x.releases[1])]
+    if not hits:
+        return
+    x = hits[0]
+    c.site = SiteRef(x.path, x.line, x.function, release if package == "jax" else c.cat.jax_version, "AttributeError",
+                     x.template, "" if package == "jax" else release)
+    c.no_guess = False
+    if release != installed:
+        c.note = f"In {shown}, `{module}`'s module `__getattr__` raised this (`{x.function}`)."
+
+
+def _lookup_kind(site: SiteRef) -> str:
+    """Which module ``__getattr__`` a raise site is (``api_names.getattr_kind``'s names), "" for none of them."""
+    if "deprecation_getattr" in site.function:
+        return "deprecation"
+    if site.path.endswith("lazy_loader.py") and "attach" in site.function:
+        return "lazy"
+    return "function" if site.function == "__getattr__" else ""
 
 
 def _library_name(c: _Case, package: str) -> None:
@@ -1693,7 +1763,7 @@ def _assemble(c: _Case) -> Diagnosis:
     # No record's words fit a pasted message: the records whose text fits it best, a best guess. Not for a line
     # XLA logged: its words are those of C++ no record quotes, and any record's would be a guess about another error.
     guessing = (ev.source == "text" and not _a_record_answers(c.rec_hits) and not ev.logged_by_xla
-                and not c.library_name)
+                and not c.library_name and not c.unborn)
     guesses = _guesses(ev, c.site) if guessing else []
     d.site = c.site
     # When the words of the whole message are guessed from, a record that quoted only a clause of it is not the
