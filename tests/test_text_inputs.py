@@ -1253,3 +1253,20 @@ def test_a_missing_name_is_not_placed_in_a_getattr_its_module_never_had():
     assert d.site is None and any("does not guess which of them raised it" in n for n in d.notes)
     shape = jaxerrs.diagnose_text("AttributeError: module 'jax.core' has no attribute 'Shape'")
     assert shape.site is not None and shape.site.function == "deprecation_getattr.<locals>.getattr"
+
+
+def test_a_message_quoted_alone_in_a_fence_cut_after_its_values_is_read():
+    """A post that says "throws the following error:" and quotes, in a fence of its own and with no class, the
+    start of Flax's message up to its values, ending it with a full stop of its own: the fenced line is the
+    message, and the values it carries do not count against the words it shares with Flax's raise."""
+    text = ("Running the benchmark now fails with the following error:\n\n```\n"
+            "Found unexpected Arrays on value of type <class 'dict'> in static attribute 'cache'.\n```\n")
+    d = jaxerrs.diagnose_text(text)
+    assert d.evidence.message.startswith("Found unexpected Arrays") and d.evidence.exc_class == ""
+    assert d.is_jax and d.ecosystem == "flax"
+    assert d.site is not None and d.site.path == "flax/nnx/pytreelib.py" and d.site.function.endswith("_check_value")
+
+
+def test_a_fence_of_code_is_not_read_as_the_message():
+    text = ("My code:\n\n```python\nimport jax\nx = jax.numpy.ones(3)\nprint(x)\n```\n\nand nothing else happens.\n")
+    assert jaxerrs.diagnose_text(text).evidence.message.startswith("My code:")

@@ -711,6 +711,8 @@ def from_text(text: str) -> Evidence:
             message = "\n".join(block).strip()
             if not frames and len(block) <= 3:
                 cls, message = _from_prose(message)
+            elif not frames and (fenced := _fenced_message(block)) is not None:
+                message = fenced
     message, url = split_message(message)
     if not cls and (anchor := _DOCS_CLASS.search(url or message)):
         # No class pasted, but the link to the error's page names it (JAX's "See …", or the link Flax's errors
@@ -886,6 +888,27 @@ _QUOTED_ERROR = re.compile(r"\b(?:errors?|exceptions?|raises?|throws?|fails?|say
                            r"(?:[\"“](?P<msg>[^\"“”]{20,})[\"”]|`(?P<span>[^`(){}\[\]=]{20,})`)", re.IGNORECASE)
 _QUOTED_PARAGRAPH = re.compile(r"^\s*[\"“](?P<msg>[^\"“”\n]{40,})[\"”]\s*$", re.MULTILINE)
 _PROSE_CLASS = re.compile(r"`(?:[A-Za-z_]\w*\.)*(?P<cls>[A-Z]\w*(?:Error|Exception))`")
+
+
+_CODE_STATEMENT = re.compile(r"^\s*(?:import|from|def|class|return|for|while|if|with|@|print\()|^\s*[\w.\[\], ]+ = ")
+
+
+def _fenced_message(lines: list[str]) -> str | None:
+    """The message a post quotes in a code fence of its own, with no class printed ("throws the following
+    error:" and a fenced line): the last fenced block of a few lines in which no line reads as code."""
+    blocks, inside, current = [], False, []
+    for ln in lines:
+        if _FENCE.match(ln):
+            if inside:
+                blocks.append(current)
+            inside, current = not inside, []
+        elif inside:
+            current.append(ln)
+    for body in reversed(blocks):
+        text = "\n".join(body).strip()
+        if text and len(body) <= 6 and not any(_CODE_STATEMENT.match(ln) for ln in body):
+            return text
+    return None
 
 
 def _from_prose(text: str) -> tuple[str, str]:

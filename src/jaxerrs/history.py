@@ -661,9 +661,11 @@ class History:
             found[tmpl] = m.coverage
         if not found and len(norm) >= 30:
             # A message cut short (only its first line pasted): templates it is the start of.
+            # (A person ending the part they quote with a full stop of their own.)
+            clipped = norm[:-1].rstrip() if norm.endswith(".") and not norm.endswith("..") else None
             for tmpl, heads in self._heads:
                 if any(h in norm for h in heads):
-                    cov = _prefix_coverage(tmpl, norm)
+                    cov = max(_prefix_coverage(tmpl, norm), _prefix_coverage(tmpl, clipped) if clipped else 0.0)
                     if cov >= 0.8:
                         found[tmpl] = 0.9 * cov
         if not found and len(norm) >= CUT_HEAD_MIN:
@@ -1028,6 +1030,7 @@ def _prefix_coverage(template: str, message: str) -> float:
     pos, matched, after_hole = 0, 0, True  # the template may start anywhere in the message, like a search
     # What a hole the template starts with holds (a library's constant prefix: "[Chex] ") is no unmatched text.
     lead = None if parts and not parts[0][0].strip() and parts[0][1] is not None else 0
+    holes: list[str] = []  # what the holes after the first literal hold: run-specific values, not words
     for lit, name in parts:
         lit = templates.normalise(lit) if lit.strip() else ""
         if lit:
@@ -1037,8 +1040,12 @@ def _prefix_coverage(template: str, message: str) -> float:
                 # The message ends inside this literal: its tail is a start of it.
                 for k in range(min(len(lit), len(rest)), 0, -1):
                     if rest.endswith(lit[:k]) and (after_hole or rest == lit[:k]):
-                        return (matched + k) / max(1, len(message) - (lead or 0))
+                        values = sum(len(v) for v in [*holes, rest[:len(rest) - k] if after_hole else ""]
+                                     if len(v) <= 40 or not templates.prose(v))
+                        return (matched + k) / max(1, len(message) - (lead or 0) - values)
                 return 0.0
+            if after_hole and pos and i > pos:
+                holes.append(message[pos:i])
             lead = i if lead is None else lead
             pos, matched = i + len(lit), matched + len(lit)
             if message[pos:pos + 1] == " ":
