@@ -1270,3 +1270,21 @@ def test_a_message_quoted_alone_in_a_fence_cut_after_its_values_is_read():
 def test_a_fence_of_code_is_not_read_as_the_message():
     text = ("My code:\n\n```python\nimport jax\nx = jax.numpy.ones(3)\nprint(x)\n```\n\nand nothing else happens.\n")
     assert jaxerrs.diagnose_text(text).evidence.message.startswith("My code:")
+
+
+def test_a_paste_starting_inside_ipython_s_frame_header_reads_that_frame():
+    """IPython's header ``File …/klujax.py:249, in analyze`` with its ``File `` cut off (a fenced excerpt that
+    starts there) is a frame, the only one shown."""
+    text = ("```\nmylib.py:249, in analyze\n    return mylib_cpp.Symbolic(int(raw))\n"
+            "jax.errors.ConcretizationTypeError: Abstract tracer value encountered where concrete value is expected: "
+            "traced array with shape uint64[]\n```\n")
+    ev = jaxerrs.diagnose_text(text).evidence
+    assert [(f.filename, f.lineno, f.function) for f in ev.frames] == [("mylib.py", 249, "analyze")]
+    assert ev.user_frame is not None and ev.user_frame.lineno == 249
+
+
+def test_an_old_jaxlib_wording_without_its_bound_gets_the_jaxlib_record():
+    """JAX 0.2.x said "requires version 0.1.74" (no ">=") and raised ValueError: the record's ranged wording."""
+    d = jaxerrs.diagnose_text("ValueError: jaxlib is version 0.1.72, but this version of jax requires version 0.1.74.")
+    assert d.record is not None and d.record.id == "jaxlib-version-too-old"
+    assert d.site is not None and d.site.function == "_check_jaxlib_version"

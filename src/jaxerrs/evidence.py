@@ -469,7 +469,9 @@ _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]|\x1b\][^\x07]*\x07")
 _PLAIN_FRAME = re.compile(r'^\s*File "(?P<file>[^"]+)", line (?P<line>\d+)(?:, in (?P<func>.+?))?\s*$')
 _IPY_FRAME = re.compile(r"^\s*File (?P<file>\S.*?):(?P<line>\d+)(?:, in (?P<func>[^\s(]+)(?:\(.*)?)?\s*$")
 # A paste that starts inside a frame's header, its `  File "` cut off: only ever a text's first line.
-_CUT_FRAME = re.compile(r'^\s*(?P<file>[^"\s]+\.py)", line (?P<line>\d+)(?:, in (?P<func>.+?))?\s*$')
+# (IPython's header cut the same way: "klujax.py:249, in analyze", its "File " gone.)
+_CUT_FRAME = re.compile(r'^\s*(?P<file>[^"\s]+\.py)(?:", line (?P<line>\d+)(?:, in (?P<func>.+?))?'
+                        r'|:(?P<line2>\d+), in (?P<func2>[^\s(]+)(?:\(.*)?)\s*$')
 _IPY_CELL = re.compile(r"^\s*(?:Cell (?P<cell>In ?\[\d*\]), line (?P<line>\d+)|Input (?P<cell2>In ?\[\s*\d*\]), in .*)")
 # Older IPython: "<ipython-input-4-d80…> in <module>" (the cell, no arguments shown), "…/module.py in f(self, x)".
 # Colab's IPython names a cell's own frame "<cell line: 0>" (its first line, not the line that raised).
@@ -785,13 +787,14 @@ def _jax_log_message(lines: list[str]) -> tuple[str, str] | None:
 
 def _parse_frames(lines: list[str]) -> list[Frame]:
     frames: list[Frame] = []
-    first = next((i for i, ln in enumerate(lines) if ln.strip()), -1)
+    first = next((i for i, ln in enumerate(lines) if ln.strip() and not _FENCE.match(ln)), -1)
     for i, ln in enumerate(lines):
         file = func = None
         lineno = 0
         m = _PLAIN_FRAME.match(ln) or _IPY_FRAME.match(ln) or (_CUT_FRAME.match(ln) if i == first else None)
         if m:
-            file, lineno, func = m.group("file"), int(m.group("line")), m.group("func") or "?"
+            d = m.groupdict()
+            file, lineno, func = d["file"], int(d["line"] or d.get("line2") or 0), d["func"] or d.get("func2") or "?"
         else:
             c = _IPY_CELL.match(ln)
             if c:
