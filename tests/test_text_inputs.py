@@ -1288,3 +1288,11 @@ def test_an_old_jaxlib_wording_without_its_bound_gets_the_jaxlib_record():
     d = jaxerrs.diagnose_text("ValueError: jaxlib is version 0.1.72, but this version of jax requires version 0.1.74.")
     assert d.record is not None and d.record.id == "jaxlib-version-too-old"
     assert d.site is not None and d.site.function == "_check_jaxlib_version"
+
+
+def test_a_library_api_named_in_the_words_around_a_bare_message_is_the_library_it_came_through():
+    text = ("Encountering an internal error when using optax.contrib.reduce_on_plateau: "
+            "`AttributeError: module 'jax.api_util' has no attribute 'debug_info'`")
+    assert jaxerrs.diagnose_text(text).ecosystem == "optax"
+    both = text.replace("optax.contrib.reduce_on_plateau", "flax.linen.scan and optax.adam")
+    assert jaxerrs.diagnose_text(both).ecosystem is None  # two libraries named: neither is said

@@ -1756,6 +1756,20 @@ def _a_record_answers(hits: list[_RecordHit]) -> bool:
                for h in hits)
 
 
+_LIBRARY_API = re.compile(r"(?<![\w.])(flax|nnx|linen|optax|equinox|eqx|orbax|ocp|chex)\.[A-Za-z_]\w*")
+_API_LIBRARY = {"nnx": "flax", "linen": "flax", "eqx": "equinox", "ocp": "orbax"}
+
+
+def _library_in_prose(ev: Evidence) -> str | None:
+    """A pasted text with no frames whose own words (not the message) name one library's API ("when using
+    flax.linen.scan: …"): the library the error came through."""
+    if ev.source != "text" or ev.frames or not ev.text:
+        return None
+    prose = ev.text.replace(ev.message, " ") if ev.message else ev.text
+    named = {_API_LIBRARY.get(m.group(1), m.group(1)) for m in _LIBRARY_API.finditer(prose)}
+    return named.pop() if len(named) == 1 else None
+
+
 def _assemble(c: _Case) -> Diagnosis:
     """The diagnosis of a JAX error: its record (or the best guesses by words), site, values, candidates."""
     ev, cat = c.ev, c.cat
@@ -1775,7 +1789,8 @@ def _assemble(c: _Case) -> Diagnosis:
             d.site, note = dated
             d.notes.append(note)
     # From a bare final line only a record about one library can say which library spoke.
-    d.ecosystem = c.eco or (record.record.library if record and record.record.requires else None)
+    d.ecosystem = (c.eco or (record.record.library if record and record.record.requires else None)
+                   or _library_in_prose(ev))
     d.record = record.record if record else None
     how = c.how
     if guesses:
