@@ -541,8 +541,9 @@ def test_a_library_class_under_its_older_name_raised_where_the_record_no_longer_
             "equinox._errors.EqxRuntimeError: step size must be positive")
     d = jaxerrs.diagnose_text(text)
     assert d.record is not None and d.record.id == "equinox-error-if", d.to_dict()
-    # No pattern words it: the class alone names the record (how sure, with the raise shown, is the fit's call).
-    assert d.ecosystem == "equinox" and d.how == "search"
+    # No pattern words it: the raise the traceback shows, which the record lists (the check's host callback),
+    # names the record (how sure, with the raise shown, is the fit's call).
+    assert d.ecosystem == "equinox" and d.how == "raise site + class"
     assert d.site is not None and d.site.path == "equinox/_errors.py"  # the raise the traceback shows
 
 
@@ -1296,3 +1297,12 @@ def test_a_library_api_named_in_the_words_around_a_bare_message_is_the_library_i
     assert jaxerrs.diagnose_text(text).ecosystem == "optax"
     both = text.replace("optax.contrib.reduce_on_plateau", "flax.linen.scan and optax.adam")
     assert jaxerrs.diagnose_text(both).ecosystem is None  # two libraries named: neither is said
+
+
+def test_a_library_class_raised_in_one_place_with_the_user_s_own_words_is_placed_there():
+    """``_EquinoxRuntimeError`` is raised in one function of Equinox (the host callback of ``eqx.error_if``), with
+    the words the user gave ``error_if``: the class alone places the raise, and the one record listing it answers."""
+    d = jaxerrs.diagnose_text("which raises `equinox._errors._EquinoxRuntimeError: Step size went negative.`")
+    assert d.is_jax and d.ecosystem == "equinox"
+    assert d.site is not None and (d.site.path, d.site.function) == ("equinox/_errors.py", "_error.<locals>.raises")
+    assert d.record is not None and d.record.id == "equinox-error-if" and d.confidence < 0.5

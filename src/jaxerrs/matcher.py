@@ -967,6 +967,19 @@ def _library_text_hit(ev: Evidence, classes: set[str]) -> tuple[float, str, Site
     return max(close, key=lambda t: t[0], default=None) or _library_history_hit(ev)
 
 
+def _library_class_hit(ev: Evidence) -> tuple[float, str, SiteRef, str] | None:
+    """A class of a library's own (not Python's, not JAX's) that the installed library raises in one function only,
+    with words none of its raises spells (the user's own text, as ``eqx.error_if`` raises it): that raise."""
+    cls = ev.exc_class
+    if not cls or cls in _builtin_names() or catalog_mod.open_class(cls):
+        return None
+    found = [(lib, s) for lib in _installed_library_catalogs() for s in lib.by_class.get(cls, [])]
+    if len({(lib.package, s.path, s.function) for lib, s in found}) != 1:
+        return None
+    lib, s = found[0]
+    return 0.3, lib.package, _library_ref(s, lib, _installed_jax()), ""
+
+
 def _library_history_hit(ev: Evidence) -> tuple[float, str, SiteRef, str] | None:
     """The best raise, in the libraries' history indexes, whose template words the message as closely as JAX's
     own must: its site in the latest release that raises it, and a note naming the releases that word it so."""
@@ -1144,7 +1157,7 @@ def _ranked(message: str, cls: str | None, _generation: int) -> tuple[tuple[str,
     return tuple((i, sc / top) for i, sc in fits[:3]) if top > 0 else ()
 
 
-def _guesses(ev: Evidence, site: SiteRef | None) -> list[tuple[Record, float]]:
+def _guesses(ev: Evidence, site: SiteRef | None, by_class: bool = False) -> list[tuple[Record, float]]:
     """``_searched_records``, led by the one record whose pattern starts as the message does (``_shared_start``);
     where a raise already fits the message, only records of that raise, or, when none lists it (the raise moved
     between releases), the one record of a class no other record and no builtin has, else records of the raise's
@@ -1172,6 +1185,11 @@ def _guesses(ev: Evidence, site: SiteRef | None) -> list[tuple[Record, float]]:
     # A raise of another release that no record lists (the check moved since, into another function or file):
     # the best record by the words, when its words hold most of the message's first paragraph (JAX states the
     # error first; later paragraphs add the values and the context of the trace).
+    # A library's raise found by its class alone (its words the user's own, as ``eqx.error_if`` raises them)
+    # that one record alone lists: that record's error.
+    sole = [r for r in all_records().values() if r.origin == "curated" and _lists_site(r, site)] if by_class else []
+    if len(sole) == 1:
+        return [(sole[0], 1.0)]
     moved = site.jax_version != _installed_jax() and not site.library_version
     head = ev.match_text.strip().split("\n\n", 1)[0]
     return found[:1] if moved and found and _overlap(head, found[0][0]) >= SAME_FILE_OVERLAP else []
@@ -1696,11 +1714,13 @@ def _decide_is_jax(c: _Case) -> None:
             c.site_hits, c.ranking = [], []
     # No JAX raise or record fits (or a record's words, not its class, do): a raise of an installed library
     # (Flax, Optax, …) whose words do.
-    lib_hit = (_library_text_hit(ev, c.classes) if ev.source == "text" and (not c.is_jax or c.site is None)
-               and (not c.is_jax or not _a_record_answers(c.rec_hits)) and not _foreign(ev.match_text) else None)
+    eligible = (ev.source == "text" and (not c.is_jax or c.site is None)
+                and (not c.is_jax or not _a_record_answers(c.rec_hits)) and not _foreign(ev.match_text))
+    lib_hit = _library_text_hit(ev, c.classes) if eligible else None
+    by_class = eligible and lib_hit is None and (lib_hit := _library_class_hit(ev)) is not None
     if lib_hit is not None and (not _user_raised(ev) or frame_library(rf) is not None):
         _quality, c.eco, c.site, note = lib_hit
-        c.is_jax, c.how = True, "library template"
+        c.is_jax, c.how = True, "library class" if by_class else "library template"
         c.note = c.note or note
 
 
@@ -1778,7 +1798,7 @@ def _assemble(c: _Case) -> Diagnosis:
     # XLA logged: its words are those of C++ no record quotes, and any record's would be a guess about another error.
     guessing = (ev.source == "text" and not _a_record_answers(c.rec_hits) and not ev.logged_by_xla
                 and not c.library_name and not c.unborn)
-    guesses = _guesses(ev, c.site) if guessing else []
+    guesses = _guesses(ev, c.site, c.how == "library class") if guessing else []
     d.site = c.site
     # When the words of the whole message are guessed from, a record that quoted only a clause of it is not the
     # answer: neither its values nor its wording's release nor its way of matching describe the diagnosis.
