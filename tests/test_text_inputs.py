@@ -1306,3 +1306,17 @@ def test_a_library_class_raised_in_one_place_with_the_user_s_own_words_is_placed
     assert d.is_jax and d.ecosystem == "equinox"
     assert d.site is not None and (d.site.path, d.site.function) == ("equinox/_errors.py", "_error.<locals>.raises")
     assert d.record is not None and d.record.id == "equinox-error-if" and d.confidence < 0.5
+
+
+def test_an_exception_line_that_closes_a_quote_opened_above_is_the_end_of_a_message_without_its_class():
+    """A post quotes JAX's message in backticks over two lines; its last line names the error it wraps
+    (``TypeError: unhashable type``): the quote is the message, its own class not shown."""
+    text = ("I am getting the following error:\n\n"
+            "`Non-hashable static arguments are not supported. An error occurred during a call to 'update' while "
+            "trying to hash an object of type <class 'jaxlib.xla_extension.ArrayImpl'>, [1 2]. The error was:\n"
+            "TypeError: unhashable type: 'ArrayImpl'`\n")
+    d = jaxerrs.diagnose_text(text)
+    assert d.evidence.exc_class == "" and d.evidence.message.startswith("Non-hashable static arguments")
+    assert d.record is not None and d.record.id == "jit-non-hashable-static-arg"
+    alone = "It fails with: `\nTypeError: unhashable type: 'ArrayImpl'`\n"
+    assert jaxerrs.diagnose_text(alone).evidence.exc_class == "TypeError"

@@ -672,6 +672,9 @@ def from_text(text: str) -> Evidence:
     if exc_idx is None and (inline := _inline_exception(block)) is not None:
         exc_idx, line, closed = inline
         block = block[:exc_idx] + [line] + ([] if closed else block[exc_idx + 1:])
+    quoted = _quote_holding(block, exc_idx) if exc_idx is not None else None
+    if quoted is not None:
+        exc_idx = None  # the line is the last of a message quoted from above it, without its class
     # Frames after the exception line belong to a traceback inside the message.
     frames = _parse_frames(block if exc_idx is None else block[:exc_idx])
     if cut_block is not None and exc_idx is not None and (shown := _parse_frames(cut_block)):
@@ -702,7 +705,9 @@ def from_text(text: str) -> Evidence:
         offset = len(block[exc_idx]) - len(first)
     else:
         log = _jax_log_message(block)
-        if log is not None:
+        if quoted is not None:
+            message = quoted
+        elif log is not None:
             # No exception at all, but JAX logged a warning or error (a backend that failed to start).
             cls, module, message = "Warning", log[0], log[1]
         elif frames and (header := _header_class(block)):
@@ -894,6 +899,22 @@ _PROSE_CLASS = re.compile(r"`(?:[A-Za-z_]\w*\.)*(?P<cls>[A-Z]\w*(?:Error|Excepti
 
 
 _CODE_STATEMENT = re.compile(r"^\s*(?:import|from|def|class|return|for|while|if|with|@|print\()|^\s*[\w.\[\], ]+ = ")
+
+
+def _quote_holding(lines: list[str], i: int) -> str | None:
+    """When the exception line ``i`` closes a backtick quote opened on a line above it (`` `Non-hashable static
+    arguments … The error was:`` / ``TypeError: unhashable type: 'list'` ``), the quoted text: a message whose
+    last lines name the error it wraps, pasted without its own class."""
+    if not lines[i].rstrip().endswith("`") or lines[i].rstrip().endswith("``"):
+        return None
+    above = [ln for ln in lines[:i] if not _FENCE.match(ln)]
+    opened = next((k for k in range(len(above) - 1, -1, -1) if above[k].count("`") % 2), None)
+    if opened is None or sum(ln.count("`") for ln in above) % 2 == 0 or lines[i].count("`") != 1:
+        return None
+    before = [above[opened][above[opened].rindex("`") + 1:], *above[opened + 1:]]
+    if not "".join(before).strip():
+        return None  # the quote holds only the exception line: it is the error, with its class
+    return "\n".join([*before, lines[i].rstrip()[:-1]]).strip()
 
 
 def _fenced_message(lines: list[str]) -> str | None:
