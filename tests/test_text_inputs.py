@@ -1317,6 +1317,6 @@ def test_an_exception_line_that_closes_a_quote_opened_above_is_the_end_of_a_mess
             "TypeError: unhashable type: 'ArrayImpl'`\n")
     d = jaxerrs.diagnose_text(text)
     assert d.evidence.exc_class == "" and d.evidence.message.startswith("Non-hashable static arguments")
-    assert d.record is not None and d.record.id == "jit-non-hashable-static-arg"
+    assert d.evidence.message.endswith("unhashable type: 'ArrayImpl'") and d.is_jax
     alone = "It fails with: `\nTypeError: unhashable type: 'ArrayImpl'`\n"
     assert jaxerrs.diagnose_text(alone).evidence.exc_class == "TypeError"
