@@ -1,12 +1,14 @@
 """Matcher: Evidence -> Diagnosis. Decides ``is_jax``, finds the raise site and ranks records.
 
 The stages: ``_start`` (the evidence parsed, the classes it may be), ``_site_from_frames`` (the raise the frames
-show), ``_rank_candidates`` (catalog raises and curated records whose words fit), ``_decide_is_jax`` and
-``_assemble`` (the diagnosis). Every candidate whose words fit the message, a raise of the installed JAX, of a
+show), ``_rank_candidates`` (catalog raises and curated records whose words fit), ``_decide_is_jax``,
+``_failed_lookup`` (a module's missing name, placed by how the releases without it answer it) and ``_assemble``
+(the diagnosis). Every candidate whose words fit the message, a raise of the installed JAX, of a
 library or of a history index, or a curated record's pattern, is ranked by one score, ``_score``: the sum of
 ``WEIGHTS`` over its named features (how much of the message it spells and how much literal text, its class,
 where it starts, a curated record, a record listing the site the frames show, the library it is about). A raise
-whose caller chooses the class (``raise error_type(msg)``) fits any class (``_class_fits``).
+whose caller chooses the class (``raise error_type(msg)``) fits any class (``_class_fits``), and a record's class
+fits a printed base class of it in JAX's hierarchy (``_a_base_of``).
 
 How sure the answer is comes last and in one place: ``_answer_features`` describes the answer by the named
 features of ``jaxerrs.confidence`` (the words' fit, a live error, a raise shown in the frames, a call standing for
@@ -973,7 +975,9 @@ def _library_class_hit(ev: Evidence) -> tuple[float, str, SiteRef, str] | None:
     cls = ev.exc_class
     if not cls or cls in _builtin_names() or catalog_mod.open_class(cls):
         return None
-    found = [(lib, s) for lib in _installed_library_catalogs() for s in lib.by_class.get(cls, [])]
+    short = cls.rsplit(".", 1)[-1]
+    found = [(lib, s) for lib in _installed_library_catalogs() for s in lib.sites
+             if s.class_name.rsplit(".", 1)[-1] == short]
     if len({(lib.package, s.path, s.function) for lib, s in found}) != 1:
         return None
     lib, s = found[0]
@@ -1182,14 +1186,14 @@ def _guesses(ev: Evidence, site: SiteRef | None, by_class: bool = False) -> list
     listing = [(r, sc) for r, sc in _listing_site(ev, site) if not _names_another(ev.match_text, r)]
     if same_file or listing:
         return same_file or listing
-    # A raise of another release that no record lists (the check moved since, into another function or file):
-    # the best record by the words, when its words hold most of the message's first paragraph (JAX states the
-    # error first; later paragraphs add the values and the context of the trace).
     # A library's raise found by its class alone (its words the user's own, as ``eqx.error_if`` raises them)
     # that one record alone lists: that record's error.
     sole = [r for r in all_records().values() if r.origin == "curated" and _lists_site(r, site)] if by_class else []
     if len(sole) == 1:
         return [(sole[0], 1.0)]
+    # A raise of another release that no record lists (the check moved since, into another function or file):
+    # the best record by the words, when its words hold most of the message's first paragraph (JAX states the
+    # error first; later paragraphs add the values and the context of the trace).
     moved = site.jax_version != _installed_jax() and not site.library_version
     head = ev.match_text.strip().split("\n\n", 1)[0]
     return found[:1] if moved and found and _overlap(head, found[0][0]) >= SAME_FILE_OVERLAP else []
