@@ -1320,3 +1320,21 @@ def test_an_exception_line_that_closes_a_quote_opened_above_is_the_end_of_a_mess
     assert d.evidence.message.endswith("unhashable type: 'ArrayImpl'") and d.is_jax
     alone = "It fails with: `\nTypeError: unhashable type: 'ArrayImpl'`\n"
     assert jaxerrs.diagnose_text(alone).evidence.exc_class == "TypeError"
+
+
+def test_a_message_quoted_in_backticks_inside_a_title_ends_at_its_closing_backtick():
+    """``… fails with `TypeError: Operation undefined, {x} is not a leaf of the pytree` when …``: the message ends
+    at the backtick that closes its quote, not at the last backtick of the line (`` `__init__` `` after it)."""
+    text = ("`eqx.tree_at` fails with `TypeError: Operation undefined, {x} is not a leaf of the pytree` when the "
+            "attributes are set within `__init__`")
+    d = jaxerrs.diagnose_text(text)
+    assert d.evidence.message == "Operation undefined, {x} is not a leaf of the pytree"
+    assert d.site is not None and (d.site.path, d.site.function) == ("equinox/_tree.py", "_remove_leaf_wrapper")
+    inner = jaxerrs.diagnose_text("It says `ValueError: use `jax.jit` instead` and stops")
+    assert inner.evidence.message == "use `jax.jit` instead"
+
+
+def test_an_ellipsis_for_the_left_out_start_of_a_message_is_no_part_of_its_words():
+    d = jaxerrs.diagnose_text("AssertionError: ... expected shapes should be a list or tuple of ints, got Ellipsis.")
+    assert d.is_jax and d.ecosystem == "chex"
+    assert d.site is not None and (d.site.path, d.site.function) == ("chex/_src/asserts.py", "assert_shape")

@@ -68,9 +68,14 @@ class Evidence:
         return self.source == "text" and self.exc_class == "Warning" and self.module == XLA_LOG_MODULE
 
 
+_ELIDED_START = re.compile(r"^\s*(?:\.\.\.|…)\s*(?=\w)")
+
+
 def match_text_of(message: str) -> str:
     """The head of a message, and its tail when it is long: JAX's templates live there (a callback's
-    error ends with JAX's own line after the user's embedded traceback), and matching stays fast."""
+    error ends with JAX's own line after the user's embedded traceback), and matching stays fast. An ellipsis a
+    person put for the words they left out at its start ("... expected shapes should be …") is no part of it."""
+    message = _ELIDED_START.sub("", message)
     if len(message) <= MATCH_CHARS:
         return message
     tail = MATCH_CHARS // 4
@@ -961,7 +966,7 @@ def _inline_exception(lines: list[str]) -> tuple[int, str, bool] | None:
         cls, msg, opener = m.group("cls"), m.group("msg").rstrip(), m.group("open")
         closed = bool(opener) and opener in msg
         if closed:
-            msg = msg[:msg.rindex(opener)]
+            msg = msg[:_closing_quote(msg, opener)]
         short = cls.rsplit(".", 1)[-1]
         fixed = short[0].upper() + short[1:]
         if short[0].islower() and isinstance(getattr(builtins, fixed, None), type):
@@ -970,6 +975,17 @@ def _inline_exception(lines: list[str]) -> tuple[int, str, bool] | None:
             continue  # a word like "myError: …" is no class
         return i, f"{cls}: {msg.strip()}", closed
     return None
+
+
+def _closing_quote(msg: str, opener: str) -> int:
+    """Where the quote that opened before the class closes in the rest of its line: for a backtick, the first one
+    outside pairs of the message's own (`` use `jax.jit` ``) that prose follows ("… pytree` when custom …");
+    otherwise, and failing that, the last one."""
+    if opener == "`":
+        for k, ch in enumerate(msg):
+            if ch == "`" and msg[:k].count("`") % 2 == 0 and (k + 1 == len(msg) or not msg[k + 1].isalnum()):
+                return k
+    return msg.rindex(opener)
 
 
 def _is_filter_note(line: str) -> bool:
