@@ -113,19 +113,12 @@ def opaque(source: str) -> bool:
         tree = ast.parse(source)
     except SyntaxError:
         return True
-    for st in _top_level(tree.body):
-        if isinstance(st, ast.ImportFrom) and any(a.name == "*" for a in st.names):
-            return True
-        if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef)) and st.name == "__getattr__":
-            if _shim_names(st) is None:
-                return True
-        if isinstance(st, ast.Assign) and any(isinstance(n, ast.Name) and n.id == "__getattr__"
-                                              for t in st.targets for n in ast.walk(t)):
-            f = st.value.func if isinstance(st.value, ast.Call) else None
-            called = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
-            if not called.endswith("deprecation_getattr"):
-                return True
-    return False
+    if any(isinstance(st, ast.ImportFrom) and any(a.name == "*" for a in st.names) for st in _top_level(tree.body)):
+        return True
+    # A shim (a ``def`` comparing with constants) and the deprecation getattr name what they serve; others do not.
+    return any(kind == "lazy" or (kind == "function" and (not isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef))
+                                                          or _shim_names(st) is None))
+               for kind, st in _getattr_bindings(tree.body))
 
 
 def getattr_kind(source: str) -> str | None:
@@ -136,16 +129,22 @@ def getattr_kind(source: str) -> str | None:
         tree = ast.parse(source)
     except SyntaxError:
         return None
-    for st in _top_level(tree.body):
+    return next((kind for kind, _st in _getattr_bindings(tree.body)), None)
+
+
+def _getattr_bindings(body: Sequence[ast.stmt]) -> list[tuple[str, ast.stmt]]:
+    """Each top-level binding of a module ``__getattr__`` (``_top_level``), with its ``getattr_kind``."""
+    out: list[tuple[str, ast.stmt]] = []
+    for st in _top_level(body):
         if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef)) and st.name == "__getattr__":
-            return "function"
-        if isinstance(st, ast.Assign) and any(isinstance(n, ast.Name) and n.id == "__getattr__"
-                                              for t in st.targets for n in ast.walk(t)):
+            out.append(("function", st))
+        elif isinstance(st, ast.Assign) and any(isinstance(n, ast.Name) and n.id == "__getattr__"
+                                                for t in st.targets for n in ast.walk(t)):
             f = st.value.func if isinstance(st.value, ast.Call) else None
             called = f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else ""
-            return ("deprecation" if called.endswith("deprecation_getattr")
-                    else "lazy" if called == "attach" else "function")
-    return None
+            out.append(("deprecation" if called.endswith("deprecation_getattr")
+                        else "lazy" if called == "attach" else "function", st))
+    return out
 
 
 def _shim_names(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str] | None:

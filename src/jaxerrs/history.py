@@ -1040,8 +1040,7 @@ def _prefix_coverage(template: str, message: str) -> float:
                 # The message ends inside this literal: its tail is a start of it.
                 for k in range(min(len(lit), len(rest)), 0, -1):
                     if rest.endswith(lit[:k]) and (after_hole or rest == lit[:k]):
-                        values = sum(len(v) for v in [*holes, rest[:len(rest) - k] if after_hole else ""]
-                                     if len(v) <= 40 or not templates.prose(v))
+                        values = templates.value_chars([*holes, rest[:len(rest) - k] if after_hole else ""])
                         return (matched + k) / max(1, len(message) - (lead or 0) - values)
                 return 0.0
             if after_hole and pos and i > pos:

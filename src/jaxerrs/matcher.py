@@ -1442,9 +1442,9 @@ def _failed_lookup(c: _Case) -> None:
     if package is None:
         return
     installed = c.cat.jax_version if package == "jax" else _library_version(package)
-    stated = history.release_from_text(ev.text) if package == "jax" and ev.text else None
-    module, name, releases = api_names.failed_lookup_releases(
-        ev.match_text, stated if stated and ".." not in stated else None, installed)
+    told = _text_releases(ev.text) if package == "jax" else ()
+    module, name, releases = api_names.failed_lookup_releases(ev.match_text, told[0] if len(told) == 1 else None,
+                                                              installed)
     kinds = {api_names.lookup_at(module, r) for r in releases}
     pkg = PACKAGE_NAMES.get(package, package)
     fate = api_names.fate(module, name) if releases else None
@@ -1469,12 +1469,10 @@ def _failed_lookup(c: _Case) -> None:
         return
     h = history.load() if package == "jax" else history.load_library(package)
     file = module.replace(".", "/")
-    fits = {"deprecation": lambda x: "deprecation_getattr" in x.function,
-            "lazy": lambda x: "attach" in x.function,
-            "function": lambda x: x.path in (f"{file}.py", f"{file}/__init__.py") and x.function == "__getattr__"}[kind]
     key = history.version_key
     hits = [x for x in (h.sites_for(ev.match_text, "AttributeError") if h is not None else [])
-            if fits(x) and key(x.releases[0]) <= key(release) <= key(x.releases[1])]
+            if _lookup_kind(x) == kind and (kind != "function" or x.path in (f"{file}.py", f"{file}/__init__.py"))
+            and key(x.releases[0]) <= key(release) <= key(x.releases[1])]
     if not hits:
         return
     x = hits[0]
@@ -1485,7 +1483,7 @@ def _failed_lookup(c: _Case) -> None:
         c.note = f"In {shown}, `{module}`'s module `__getattr__` raised this (`{x.function}`)."
 
 
-def _lookup_kind(site: SiteRef) -> str:
+def _lookup_kind(site: SiteRef | history_mod.SiteHit) -> str:
     """Which module ``__getattr__`` a raise site is (``api_names.getattr_kind``'s names), "" for none of them."""
     if "deprecation_getattr" in site.function:
         return "deprecation"

@@ -7,6 +7,7 @@ because pasted tracebacks often come re-wrapped.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from string import Formatter
@@ -163,11 +164,15 @@ def prose(value: str) -> bool:
     return sum(1 for t in value.split() if _PLAIN_WORD.fullmatch(t)) >= 3
 
 
+def value_chars(holes: Iterable[str]) -> int:
+    """The characters of what holes matched that are run-specific values (names, shapes, numbers, a path or a
+    repr of any length), not words JAX chose; long holes of prose are words."""
+    return sum(len(v) for v in holes if len(v) <= 40 or not prose(v))
+
+
 def words_share(m: Match) -> float:
-    """The share of a message's own words that a template spells: run-specific values (names, shapes, numbers, a
-    path or a repr of any length) are not words JAX chose and are left out; long holes of prose are not."""
-    values = sum(len(v) for v in (m.holes or tuple(m.values.values())) if len(v) <= 40 or not prose(v))
-    return m.literal / max(1, m.length - values)
+    """The share of a message's own words that a template spells, its values (``value_chars``) left out."""
+    return m.literal / max(1, m.length - value_chars(m.holes or tuple(m.values.values())))
 
 
 @lru_cache(maxsize=8192)
