@@ -1338,3 +1338,14 @@ def test_an_ellipsis_for_the_left_out_start_of_a_message_is_no_part_of_its_words
     d = jaxerrs.diagnose_text("AssertionError: ... expected shapes should be a list or tuple of ints, got Ellipsis.")
     assert d.is_jax and d.ecosystem == "chex"
     assert d.site is not None and (d.site.path, d.site.function) == ("chex/_src/asserts.py", "assert_shape")
+
+
+def test_a_library_message_cut_at_its_start_found_in_the_history_says_nothing_false_of_the_installed_release():
+    """Found through the library's history (its start cut off), words the installed release raises too get no
+    note saying it does not (chex 0.1.6 to the installed release word it so)."""
+    import chex
+
+    d = jaxerrs.diagnose_text("AssertionError: expected shapes should be a list or tuple of ints, got Ellipsis")
+    assert d.site is not None and (d.site.path, d.site.function) == ("chex/_src/asserts.py", "assert_shape")
+    assert d.site.library_version == chex.__version__
+    assert not any("does not raise" in n for n in d.notes), d.notes

@@ -1003,12 +1003,15 @@ def _library_history_hit(ev: Evidence) -> tuple[float, str, SiteRef, str] | None
                 continue
             if best is None or q > best[0]:
                 last = max(hits, key=lambda x: history.version_key(x.releases[1]))
-                shown = h.format_releases({i for x in hits for i in range(h.release_index(x.releases[0]),
-                                                                         h.release_index(x.releases[1]) + 1)})
+                raising = {i for x in hits for i in range(h.release_index(x.releases[0]),
+                                                          h.release_index(x.releases[1]) + 1)}
                 installed = catalog_mod._library_version(name)  # None: not installed here
-                note = (f"These words are those of {name} {shown}"
-                        + (f"; the installed {name} {installed} does not raise them."
-                           if installed else f" ({name} is not installed here)."))
+                if installed and installed in h.releases() and h.release_index(installed) in raising:
+                    note = ""  # the installed release raises these words too (a message cut short found them)
+                else:
+                    note = (f"These words are those of {name} {h.format_releases(raising)}"
+                            + (f"; the installed {name} {installed} does not raise them."
+                               if installed else f" ({name} is not installed here)."))
                 ref = SiteRef(last.path, last.line, last.function, _installed_jax(), ev.exc_class, tmpl,
                               library_version=last.releases[1])
                 best = (q, name, ref, note)
