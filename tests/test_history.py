@@ -204,6 +204,16 @@ def test_release_from_wording(h: history.History) -> None:
     assert h.release_from_text(old) == "0.2.20..0.4.34"
 
 
+@pytest.mark.parametrize("said, expected", [
+    ("with JAX v0.2.9 I get", "0.2.9"),
+    ("pip install jax==0.4.30", "0.4.30"),
+    ("it worked on jax 0.4.20 and fails on jax 0.4.21:", "0.4.20,0.4.21"),
+])
+def test_release_stated_in_prose(h: history.History, said: str, expected: str) -> None:
+    # Every release a post states beside JAX's name narrows the releases; a message no release words stays so.
+    assert h.release_from_text(f"{said}\nValueError: something unrelated happened") == expected.replace(",", "..")
+
+
 def test_release_not_determinable(h: history.History) -> None:
     assert h.release_from_text("ValueError: something unrelated happened") is None
     assert h.release_from_text("") is None

@@ -480,7 +480,9 @@ def _decode(runs: Sequence[int], width: int) -> Iterator[tuple[int, int, tuple[i
 _FRAME = re.compile(r'File "?(?P<file>[^"\n]*?(?:^|[\\/])(?:jax|jaxlib)[\\/][^"\n]*?\.py)"?'
                     r'(?:, line |:)(?P<line>\d+)(?:, in (?P<func>[\w.<>]+))?')
 _PKG_PATH = re.compile(r"(?:^|[\\/])((?:jax|jaxlib)[\\/].+\.py)$")
-_VERSION_STATED = re.compile(r"\bjax(?:lib)?(?:\s*(?:==|:|version)\s*|-)v?(\d+\.\d+\.\d+(?:\.\d+)?)\b", re.I)
+# A release stated beside the package's name: "jax==0.4.30", "jax: 0.4.30", "jax version 0.4.30", "jax-v0.4.30",
+# and in prose "JAX v0.2.9" / "jax 0.4.30".
+_VERSION_STATED = re.compile(r"\bjax(?:lib)?(?:\s*(?:==|:|version)\s*|-|\s+)v?(\d+\.\d+\.\d+(?:\.\d+)?)\b", re.I)
 
 
 class History:
@@ -909,9 +911,8 @@ class History:
         for _name, rx, present in self._markers:
             if rx.search(text):
                 narrow(present)
-        for m in _VERSION_STATED.finditer(text):
-            if m.group(1) in self._index:
-                narrow({self._index[m.group(1)]})
+        # Every release the text states (a post may name the one it upgraded from, and the one that fails): any.
+        narrow(self._index[m.group(1)] for m in _VERSION_STATED.finditer(text) if m.group(1) in self._index)
         message = _final_message(text)
         if message:
             matches = self._template_matches(message)
