@@ -5,6 +5,8 @@ Every fact below was read from JAX's tagged sources (``git show jax-vX.Y.Z:path`
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from jaxerrs import history
@@ -545,3 +547,20 @@ def test_an_older_wording_does_not_claim_the_installed_jax_words_it_otherwise_wh
     assert d.is_jax and d.site is not None and d.site.function == "Compiled.call", d.to_dict()
     assert not any("does not raise it in these words" in n for n in d.notes), d.notes
     assert any("may say them too" in n for n in d.notes), d.notes
+
+
+def test_a_longer_message_another_release_raised_elsewhere_places_the_site_there() -> None:
+    """The installed raise words only the start of the message ("invalid value (nan) encountered in jit(f)");
+    the paragraph JAX 0.4.21-0.5.0 added to it in ``_pjit_call_impl_python`` is most of the words: that raise
+    is the site, in a release that words it so (0.4.38 raised it there: the kept release traceback)."""
+    import jaxerrs
+
+    kept = (Path(__file__).parent / "data" / "releases" / "0.4.38" / "debug-nans-invalid-value.txt").read_text()
+    message = kept[kept.rindex("FloatingPointError: "):]
+    d = jaxerrs.diagnose_text(message)
+    assert d.record is not None and d.record.id == "debug-nans-invalid-value"
+    assert d.site is not None and (d.site.path, d.site.function) == ("jax/_src/pjit.py", "_pjit_call_impl_python")
+    assert history.version_key(d.site.jax_version) < (0, 5, 1), d.site
+    # The installed release's own words still get the installed raise.
+    now = jaxerrs.diagnose_text("FloatingPointError: invalid value (nan) encountered in jit(f)")
+    assert now.site is not None and now.site.jax_version == jaxerrs.matcher._installed_jax()

@@ -701,14 +701,16 @@ def _older_wording(cat: catalog_mod.Catalog, ev: Evidence, site: SiteRef) -> tup
     elsewhere (``raise _invalid_shape_error(shape)``: whatever its words, the installed release may say these), or
     when nothing raises this wording.
     """
-    if site.template and templates.match(site.template, ev.match_text):
+    own = templates.match(site.template, ev.match_text) if site.template else None
+    longer = own is not None and _says_more_elsewhere(ev, own)
+    if own is not None and not longer:
         return None
     raised = cat.at(site.path, site.line)
     if raised is not None and raised.template is None:
         return None  # the site raises words built elsewhere (a helper's message): no wording tells it apart
     text = ev.match_text
     # A raise of the installed JAX whose words start the message: the record's other site, or one it lacks.
-    here = _raises_starting(cat, text)
+    here = [] if longer else _raises_starting(cat, text)
     if here:
         return SiteRef.of(max(here, key=lambda t: t[0])[1], cat.jax_version), ""
     try:
@@ -737,6 +739,25 @@ def _older_wording(cat: catalog_mod.Catalog, ev: Evidence, site: SiteRef) -> tup
     note = (f"This wording comes from JAX {shown}–{until}. The installed JAX {installed} words this "
             f"error differently, at `{site.path}:{site.line}` in `{site.function}`.")
     return ref, note
+
+
+SAYS_MORE = 0.8  # the share of a message a history template must spell to outweigh a raise spelling less than half
+
+
+def _says_more_elsewhere(ev: Evidence, own: templates.Match) -> bool:
+    """Whether a template of the history index spells most of the message (``SAYS_MORE``) where the site's own
+    template, which matches too, spells less than half of it: the site's words are the start of a longer
+    message another release raised elsewhere (``invalid value (nan) encountered in jit(f)`` and the paragraph
+    that 0.4.21-0.5.x's ``_pjit_call_impl_python`` added to it)."""
+    if own.coverage >= 0.5:
+        return False
+    try:
+        from jaxerrs import history
+
+        matches = history.load().template_matches(ev.match_text, ev.exc_class or None)[:3]
+    except Exception:  # noqa: BLE001 - the history is extra knowledge
+        return False
+    return any((m := templates.match(t, ev.match_text)) is not None and m.coverage >= SAYS_MORE for _sc, t in matches)
 
 
 @lru_cache(maxsize=16)
