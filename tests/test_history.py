@@ -564,3 +564,16 @@ def test_a_longer_message_another_release_raised_elsewhere_places_the_site_there
     # The installed release's own words still get the installed raise.
     now = jaxerrs.diagnose_text("FloatingPointError: invalid value (nan) encountered in jit(f)")
     assert now.site is not None and now.site.jax_version == jaxerrs.matcher._installed_jax()
+
+
+def test_a_library_record_s_older_wording_keeps_the_site_and_note_of_the_releases_that_word_it() -> None:
+    """Flax up to 0.6.7 worded ScopeParamShapeError "Inconsistent shapes between value and initializer …": the
+    record's legacy pattern names the record, and the library's history index the raise of those releases."""
+    import jaxerrs
+
+    d = jaxerrs.diagnose_text('ScopeParamShapeError: Inconsistent shapes between value and initializer for '
+                              'parameter "kernel" in "/Dense_0": (5, 1), (3, 1).')
+    assert d.record is not None and d.record.id == "flax-linen-param-shape-mismatch" and d.ecosystem == "flax"
+    assert d.site is not None and (d.site.path, d.site.function) == ("flax/core/scope.py", "Scope.param")
+    assert history.version_key(d.site.library_version) <= (0, 6, 7), d.site
+    assert any(n.startswith("These words are those of flax ") for n in d.notes), d.notes

@@ -654,6 +654,19 @@ def _site_of_wording(cat: catalog_mod.Catalog, hit: _RecordHit) -> tuple[SiteRef
     return SiteRef(s.path, line, s.function, release, rec.class_name), note
 
 
+def _library_wording_site(ev: Evidence, rec: Record) -> tuple[SiteRef, str] | None:
+    """For a library's record matched by a wording of its library's older releases (a legacy pattern): the
+    raise of those releases that the library's history index finds for the words, when the record lists it,
+    with the note naming them; None otherwise."""
+    try:
+        found = _library_history_hit(ev)
+    except Exception:  # noqa: BLE001 - the history is extra knowledge
+        return None
+    if found is None or not found[3] or found[1] != rec.library or not _lists_site(rec, found[2]):
+        return None
+    return found[2], found[3]
+
+
 def _not_this_source(cat: catalog_mod.Catalog, rf: Frame, site: SiteRef | None) -> bool:
     """A pasted frame with no raise at its line in the installed JAX, whose shown code is another line there."""
     if site is None or site.template is not None or cat.at(site.path, site.line) is not None or not rf.line.strip():
@@ -1831,6 +1844,8 @@ def _assemble(c: _Case) -> Diagnosis:
     record = c.rec_hits[0] if c.rec_hits and not guesses else None
     if record is not None and ev.source == "text" and c.how in ("record", "message template"):
         dated = _site_of_wording(cat, record)
+        if dated is None and record.record.requires and record.text in record.record.legacy_patterns:
+            dated = _library_wording_site(ev, record.record)
         if dated is not None:  # the words are those of other releases than the installed one
             d.site, note = dated
             d.notes.append(note)
