@@ -577,3 +577,18 @@ def test_a_library_record_s_older_wording_keeps_the_site_and_note_of_the_release
     assert d.site is not None and (d.site.path, d.site.function) == ("flax/core/scope.py", "Scope.param")
     assert history.version_key(d.site.library_version) <= (0, 6, 7), d.site
     assert any(n.startswith("These words are those of flax ") for n in d.notes), d.notes
+
+
+def test_a_library_class_only_older_releases_raise_places_the_error_at_their_raise() -> None:
+    """Equinox 0.11.0-0.11.4 named its runtime error ``EqxRuntimeError`` and raised it in one function only; the
+    installed Equinox raises none of that name. The history index gives that raise, in the latest of those
+    releases, and the record listing it."""
+    import jaxerrs
+
+    d = jaxerrs.diagnose_text("equinox._errors.EqxRuntimeError: The linear solver returned non-finite (NaN or inf) "
+                              "output. This usually means that the ...")
+    assert d.is_jax and d.ecosystem == "equinox"
+    assert d.site is not None and (d.site.path, d.site.function) == ("equinox/_errors.py", "_error.<locals>.raises")
+    assert d.site.library_version == "0.11.4" and "/blob/v0.11.4/equinox/_errors.py" in d.site.url
+    assert d.record is not None and d.record.id == "equinox-error-if"
+    assert any("0.11.0..0.11.4" in n for n in d.notes), d.notes

@@ -1012,10 +1012,38 @@ def _library_class_hit(ev: Evidence) -> tuple[float, str, SiteRef, str] | None:
     short = cls.rsplit(".", 1)[-1]
     found = [(lib, s) for lib in _installed_library_catalogs() for s in lib.sites
              if s.class_name.rsplit(".", 1)[-1] == short]
+    if not found:
+        return _library_class_of_releases(short)
     if len({(lib.package, s.path, s.function) for lib, s in found}) != 1:
         return None
     lib, s = found[0]
     return 0.3, lib.package, _library_ref(s, lib, _installed_jax()), ""
+
+
+def _library_class_of_releases(short: str) -> tuple[float, str, SiteRef, str] | None:
+    """A library class the installed library never raises (renamed since: Equinox 0.11.0-0.11.4's
+    ``EqxRuntimeError``) that the releases of one library's history index raise in one function only: that
+    raise, in the latest release that has it, and a note naming those releases."""
+    from jaxerrs import history
+
+    hits = []
+    for name in history.LIBRARY_SOURCES:
+        h = history.load_library(name)
+        for s in (h.sites if h is not None else ()):
+            if s.cls.rsplit(".", 1)[-1] == short:
+                hits.append((name, h, s))
+    if len({(name, s.path, s.function) for name, _h, s in hits}) != 1:
+        return None
+    name, h, _s = hits[0]
+    present = sorted({i for _n, _h, s in hits for i in s.lines})
+    last = max((s for _n, _h, s in hits), key=lambda s: max(s.lines))
+    release = h.releases()[max(last.lines)]
+    ref = SiteRef(last.path, last.lines[max(last.lines)][0], last.function, _installed_jax(), short,
+                  library_version=release)
+    installed = catalog_mod._library_version(name)
+    return 0.3, name, ref, (f"Only {name} {h.format_releases(present)} raise{'s' if len(present) == 1 else ''} "
+                            f"`{short}`" + (f", not the installed {name} {installed}" if installed else "")
+                            + f": the site shown is where {name} {release} raised it.")
 
 
 def _library_history_hit(ev: Evidence) -> tuple[float, str, SiteRef, str] | None:
