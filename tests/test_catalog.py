@@ -74,6 +74,26 @@ def test_a_message_assembled_from_named_parts_is_read_as_the_code_spells_it():
     assert m is not None and m.values["name"] == "assert_shape"
 
 
+def test_a_raised_local_built_by_a_class_s_call_gives_that_class_and_words():
+    """``exc = TreePathError(f"…"); raise exc from e`` raises the class the local was built with, in its words; a
+    local that holds something else (a caught error, an item of a list) stays a re-raise of that name."""
+    code = (
+        "def f(path, g, errors):\n"
+        "    try:\n"
+        "        return g()\n"
+        "    except TreePathError as e:\n"
+        "        raise e\n"
+        "    except Exception as e:\n"
+        '        exc = TreePathError(f"Error at leaf with path {path}")\n'
+        "        exc.path = path\n"
+        "        raise exc from e\n"
+        "    first = errors[0]\n"
+        "    raise first\n")
+    found = [(s.exc_class, s.template, s.kind) for s in catalog.extract_source(code, "lib/m.py")]
+    assert found == [("e", None, "reraise"), ("TreePathError", "Error at leaf with path {path}", "fstring"),
+                     ("first", None, "reraise")]
+
+
 def test_functions_are_real_qualnames(cat):
     """Spot-check: module-level and method sites name the function object's co_qualname."""
     checked = 0

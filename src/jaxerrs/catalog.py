@@ -534,19 +534,33 @@ class _Visitor(ast.NodeVisitor):
     def visit_Lambda(self, node: ast.Lambda) -> None:
         self._scope(node, "<lambda>", True)
 
+    def _built(self, exc: ast.AST, line: int) -> ast.Call | None:
+        """The exception a raised local holds, built on the raise's path by a class's call
+        (``exc = TreePathError(f"…"); raise exc from e``), else None."""
+        if not isinstance(exc, ast.Name):
+            return None
+        held = _LazyAssigns(self, line).get(exc.id)
+        if not isinstance(held, list) or len(held) != 1 or held[0][1] or not isinstance(held[0][0], ast.Call):
+            return None
+        func = held[0][0].func
+        name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+        return held[0][0] if name[:1].isupper() else None
+
     def visit_Raise(self, node: ast.Raise) -> None:
-        exc = node.exc
+        exc, line = node.exc, node.lineno
+        if (built := self._built(exc, line)) is not None:
+            exc, line = built, built.lineno
         if exc is None:
             cls, tmpl, kind = "", None, "reraise"
         elif isinstance(exc, ast.Call):
             cls = ast.unparse(exc.func)
             tmpl, kind = None, "none"
             for arg in exc.args:
-                t, k = _template(arg, _LazyAssigns(self, node.lineno))
+                t, k = _template(arg, _LazyAssigns(self, line))
                 if t is None or templates.literal_length(t) < OPTIONAL_WORDS_BELOW:
                     # Words the message holds unless a flag drops them ("Assertion … failed: " if … else ""):
                     # read where the message has next to no words of its own otherwise.
-                    t2, k2 = _template(arg, _LazyAssigns(self, node.lineno, optional_words=True))
+                    t2, k2 = _template(arg, _LazyAssigns(self, line, optional_words=True))
                     if t2 is not None and templates.literal_length(t2) > (templates.literal_length(t) if t else 0):
                         t, k = t2, k2
                 if t is not None and templates.literal_length(t) > 0:
