@@ -1349,3 +1349,24 @@ def test_a_library_message_cut_at_its_start_found_in_the_history_says_nothing_fa
     assert d.site is not None and (d.site.path, d.site.function) == ("chex/_src/asserts.py", "assert_shape")
     assert d.site.library_version == chex.__version__
     assert not any("does not raise" in n for n in d.notes), d.notes
+
+
+@pytest.mark.parametrize("typed", ["alueError", "ValueErorr", "VlaueError"])
+def test_a_class_name_one_slip_of_the_keys_from_a_known_one_reads_as_it(typed):
+    """A pasted class no one defines, one character left out, added, replaced or swapped away from exactly one
+    known class, is that class; a library's own private class stays as it is."""
+    d = jaxerrs.diagnose_text(f"{typed}: Incompatible shapes for broadcasting: shapes=[(3,), (4,)]")
+    assert d.evidence.exc_class == "ValueError"
+    assert d.record is not None and d.record.id == "broadcast-shapes-incompatible"
+    kept = jaxerrs.diagnose_text("_EquinoxRuntimeError: State exceeds array bounds.")
+    assert kept.evidence.exc_class == "_EquinoxRuntimeError"
+    assert jaxerrs.diagnose_text("MyCustomError: boom").evidence.exc_class == "MyCustomError"
+
+
+def test_a_library_error_built_into_a_local_before_its_raise_is_placed_there():
+    """Equinox builds ``exc = TreePathError(f"Error at leaf with path {path}")`` and raises the local: its class
+    and words are read from the local's call, so a pasted line finds that raise."""
+    d = jaxerrs.diagnose_text("TreePathError: Error at leaf with path (GetAttrKey(name='weight'), DictKey(key=0))")
+    assert d.is_jax and d.ecosystem == "equinox"
+    assert d.site is not None and d.site.path == "equinox/_serialisation.py"
+    assert d.site.function == "_ordered_tree_map.<locals>._f"

@@ -118,10 +118,35 @@ def _known_classes(cat: catalog_mod.Catalog, _generation: int) -> dict[str, str]
 
 def _known_spelling(name: str, cat: catalog_mod.Catalog) -> str:
     """A pasted class name as Python, JAX or a record spells it, when it is one of theirs in other letter case
-    (a class typed by hand: ``valueError``, ``XLARuntimeError``); the name as pasted otherwise."""
+    (a class typed by hand: ``valueError``, ``XLARuntimeError``) or, for a name no one defines, one slip of
+    the keys away from exactly one of theirs (``alueError``, ``ValueErorr``); the name as pasted otherwise."""
     if name in _builtin_names() or name in _jax_class_names(cat):
         return name
-    return _known_classes(cat, records_mod.GENERATION).get(name.lower(), name)
+    known = _known_classes(cat, records_mod.GENERATION)
+    if (name.lower() in known or "." in name or len(name) < 8 or not name.endswith(("Error", "rror", "Erorr"))
+            or name in _library_class_names()):
+        return known.get(name.lower(), name)
+    near = {v for k, v in known.items() if _one_slip(name.lower(), k)}
+    return near.pop() if len(near) == 1 else name
+
+
+@lru_cache(maxsize=1)
+def _library_class_names() -> frozenset[str]:
+    """The classes the installed libraries raise, by their last name (``_EquinoxRuntimeError``)."""
+    return frozenset(s.class_name.rsplit(".", 1)[-1] for lib in _installed_library_catalogs() for s in lib.sites)
+
+
+def _one_slip(a: str, b: str) -> bool:
+    """Whether two words differ by one character left out, added, replaced, or two neighbours swapped."""
+    if a == b or abs(len(a) - len(b)) > 1:
+        return False
+    if len(a) == len(b):
+        diff = [i for i, (x, y) in enumerate(zip(a, b, strict=True)) if x != y]
+        return len(diff) == 1 or (len(diff) == 2 and diff[1] == diff[0] + 1 and a[diff[0]] == b[diff[1]]
+                                  and a[diff[1]] == b[diff[0]])
+    short, long_ = (a, b) if len(a) < len(b) else (b, a)
+    i = next((k for k, (x, y) in enumerate(zip(short, long_, strict=False)) if x != y), len(short))
+    return short[i:] == long_[i + 1:]
 
 
 class _AnyClass(frozenset):
