@@ -1370,3 +1370,23 @@ def test_a_library_error_built_into_a_local_before_its_raise_is_placed_there():
     assert d.is_jax and d.ecosystem == "equinox"
     assert d.site is not None and d.site.path == "equinox/_serialisation.py"
     assert d.site.function == "_ordered_tree_map.<locals>._f"
+
+
+def test_a_library_checkout_s_other_files_are_the_user_s_and_its_call_into_jax_is_no_raise():
+    """A library's source checkout (``~/git/numpyro/numpyro/…``) makes ``~/git/numpyro/playground/run.py`` look
+    like the library's by its folder: it is the user's. The library's line calls ``jax.eval_shape``, and JAX's
+    words name the error: JAX raised it below (the context manager's exit), not that line."""
+    text = (
+        "Traceback (most recent call last):\n"
+        '  File "/Users/u/git/numpyro/playground/run.py", line 14, in <module>\n'
+        "    relations = get_model_relations(guide)\n"
+        '  File "/Users/u/git/numpyro/numpyro/infer/inspect.py", line 326, in get_model_relations\n'
+        "    trace = jax.eval_shape(get_trace).trace\n"
+        '  File "/usr/lib/python3.13/contextlib.py", line 149, in __exit__\n'
+        "    except StopIteration:\n"
+        "Exception: Leaked trace DynamicJaxprTrace. Leaked tracer(s):\n\nJitTracer<uint32[2]>\n")
+    d = jaxerrs.diagnose_text(text)
+    frame = d.to_dict()["user_frame"]
+    assert frame is not None and (frame["file"], frame["line"]) == ("/Users/u/git/numpyro/playground/run.py", 14)
+    assert d.record is not None and d.record.id == "tracer-leak-checker"
+    assert d.site is not None and d.site.path.startswith("jax/"), d.site

@@ -184,8 +184,27 @@ def relocate(ev: Evidence, frames: list[Frame]) -> None:
 def _user_above(frames: list[Frame], idx: int) -> Frame | None:
     """The innermost of the user's own frames above ``frames[idx]``. Frames of installed libraries (Flax, Optax, …)
     are never the user's own code; nor is code Python generated (a dataclass's ``__init__``: "<string>")."""
+    beside = _beside_a_checkout(frames)
     return next((f for f in reversed(frames[:idx]) if f.kind == "user" and not _is_ipython(f)
-                 and not _installed(f) and f.filename != "<string>"), None)
+                 and (not _installed(f) or f.filename in beside) and f.filename != "<string>"), None)
+
+
+def _beside_a_checkout(frames: list[Frame]) -> frozenset[str]:
+    """Files read as a library's only because a folder of its name holds them, when another frame of the same
+    traceback shows the library's package inside that folder (``~/git/numpyro/numpyro/infer/x.py``): the
+    folder is the library's source checkout, and its other files (``~/git/numpyro/playground/run.py``, its
+    tests and examples) are the user's."""
+    packages = set()
+    for f in frames:
+        parts = f.filename.replace("\\", "/").split("/")
+        packages.update("/".join(parts[:i + 1]) + "/" for i in range(1, len(parts) - 1)
+                        if parts[i] == parts[i - 1] and parts[i] in ECOSYSTEM)
+    out = set()
+    for f in frames:
+        norm = f.filename.replace("\\", "/")
+        if any(norm.startswith(p.rstrip("/").rsplit("/", 1)[0] + "/") and not norm.startswith(p) for p in packages):
+            out.add(f.filename)
+    return frozenset(out)
 
 
 # Libraries built on JAX: an error raised inside one, or passing through one, names it (``ecosystem``).

@@ -1128,6 +1128,14 @@ def _library_site(ev: Evidence, library: str, cat: catalog_mod.Catalog) -> SiteR
         # (Python's classes in other words may come from compiled code called right there, as for JAX's
         # frames: that line stays the site.)
         return None
+    elif (ev.source == "text" and _not_a_raise(rf) and (_calls_jax(rf) or _cut_below_python(ev))
+          and (_canon(ev.exc_class or "") not in _builtin_names() or _raises_starting(cat, ev.match_text)
+               or any(m.start == 0 and m.literal >= TEXT_MIN_LITERAL
+                      for _r, m, _p in _pattern_hits(ev.match_text, records_mod.GENERATION)))):
+        # The library's line calls JAX's API (``jax.eval_shape(f)``), or Python's library at a call lies below
+        # it, and JAX's class or words name the error: JAX raised it below the frames shown, and the words tell
+        # where. (NumPy's words on a line that also calls ``jax.devices()`` were raised on that line.)
+        return None
     return SiteRef(rel, rf.lineno, rf.function, _installed_jax(), library_version=version)
 
 
