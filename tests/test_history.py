@@ -592,3 +592,20 @@ def test_a_library_class_only_older_releases_raise_places_the_error_at_their_rai
     assert d.site.library_version == "0.11.4" and "/blob/v0.11.4/equinox/_errors.py" in d.site.url
     assert d.record is not None and d.record.id == "equinox-error-if"
     assert any("0.11.0..0.11.4" in n for n in d.notes), d.notes
+
+
+def test_what_a_bare_text_shows_of_its_release_places_the_site_in_that_release_s_file() -> None:
+    """No JAX frame, but the wrapper class JAX 0.2.0-0.2.12 printed above a filtered traceback: the raise of the
+    installed release's function, in the file those releases had it in, with a note. Not from the words alone
+    (``wording=False``): a message whose wording changed since says which releases word it, not which one ran."""
+    import jaxerrs
+
+    text = "FilteredStackTrace: TypeError: Gradient only defined for scalar-output functions. Output had shape: (3,)."
+    assert history.load().releases_from_text(text, wording=False)[-1] == "0.2.12"
+    d = jaxerrs.diagnose_text(text)
+    assert d.record is not None and d.record.id == "grad-non-scalar-output"
+    assert d.site is not None and (d.site.path, d.site.function, d.site.jax_version) == (
+        "jax/api.py", "_check_scalar", "0.2.12")
+    assert any("0.2.0–0.2.12" in n for n in d.notes), d.notes
+    now = jaxerrs.diagnose_text(text.removeprefix("FilteredStackTrace: "))
+    assert now.site is not None and now.site.path == "jax/_src/api.py"

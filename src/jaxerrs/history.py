@@ -883,14 +883,16 @@ class History:
 
     # ---- which release produced this text
 
-    def releases_from_text(self, text: str) -> list[str]:
+    def releases_from_text(self, text: str, wording: bool = True) -> list[str]:
         """The indexed releases consistent with a traceback's evidence (every release when it says nothing).
 
         Evidence: JAX frames (the function must exist in that release and span the line; the innermost
         frame, when it is a raise, must be a raise at that line), module names and URLs only some
         releases print, a stated ``jax==X.Y.Z``, and the final message's wording. Frames are strict: when
         no indexed release has them all, the answer is ``[]`` (an unindexed release, a dev build or a local
-        patch). The softer evidence only narrows: where it would leave no release, it is ignored.
+        patch). The softer evidence only narrows: where it would leave no release, it is ignored. With
+        ``wording=False`` the final message's wording is left out (what the text shows of its release, not
+        which releases say these words).
         """
         every = frozenset(range(len(self._releases)))
         possible = set(every)
@@ -913,7 +915,7 @@ class History:
                 narrow(present)
         # Every release the text states (a post may name the one it upgraded from, and the one that fails): any.
         narrow(self._index[m.group(1)] for m in _VERSION_STATED.finditer(text) if m.group(1) in self._index)
-        message = _final_message(text)
+        message = _final_message(text) if wording else None
         if message:
             matches = self._template_matches(message)
             if matches and matches[0][0] >= 0.5:

@@ -820,21 +820,26 @@ def _told_hits(h: history_mod.History, ev: Evidence,
 
 
 def _in_the_text_s_release(cat: catalog_mod.Catalog, ev: Evidence, site: SiteRef) -> tuple[SiteRef, str] | None:
-    """The installed release's site the words placed, in the release the traceback's JAX frames say it comes
-    from, when they rule the installed release out and that release raised in the same function in another
-    file (``jax/core.py`` before ``jax/_src/core.py``): that file and line, and a note."""
-    if site.jax_version != cat.jax_version or site.library_version or not any(f.jax_path for f in ev.frames):
+    """The installed release's site the words placed, in the release the traceback says it comes from (its JAX
+    frames; else what it shows of its release: a module name, a wrapper class or a link only some releases
+    print, a release stated, not the words), when that rules the installed release out and that release raised
+    in the same function in another file (``jax/core.py`` before ``jax/_src/core.py``): that file and line, and
+    a note."""
+    if site.jax_version != cat.jax_version or site.library_version:
         return None
     try:
         from jaxerrs import history
 
         h = history.load()
-        releases = _text_releases(ev.text)
+        framed = any(f.jax_path for f in ev.frames)
+        releases = _text_releases(ev.text) if framed else tuple(h.releases_from_text(ev.text or "", wording=False))
     except Exception:  # noqa: BLE001 - the history is extra knowledge
         return None
     if not releases or cat.jax_version in releases or len(releases) == len(h.releases()):
         return None
     release = releases[-1]
+    if h.function_span(site.path, site.function, release) is not None:
+        return None  # that release had it in the installed release's file too
     package = site.path.split("/", 1)[0]
     for path in h.paths_of(site.function, release):
         if path == site.path or path.split("/", 1)[0] != package:
