@@ -1390,3 +1390,14 @@ def test_a_library_checkout_s_other_files_are_the_user_s_and_its_call_into_jax_i
     assert frame is not None and (frame["file"], frame["line"]) == ("/Users/u/git/numpyro/playground/run.py", 14)
     assert d.record is not None and d.record.id == "tracer-leak-checker"
     assert d.site is not None and d.site.path.startswith("jax/"), d.site
+
+
+def test_a_missing_name_of_a_library_s_private_module_names_the_library_and_says_what_such_a_module_is():
+    text = ("ImportError: cannot import name 'OptState' from 'optax._src.transform' "
+            "(/usr/local/lib/python3.7/dist-packages/optax/_src/transform.py)")
+    d = jaxerrs.diagnose_text(text)
+    assert d.is_jax and d.ecosystem == "optax" and d.record is None and d.site is None
+    assert any(n.startswith("`optax._src.transform` is a private module of `optax`") for n in d.notes), d.notes
+    # A public module's missing name is the name index's to explain, as before.
+    public = jaxerrs.diagnose_text("AttributeError: module 'optax' has no attribute 'lbfgs'")
+    assert not any("private module" in n for n in public.notes)

@@ -1210,6 +1210,21 @@ def _name_note(ev: Evidence) -> tuple[str, str | None] | None:
     return package, api_names.note_for(ev.match_text, release)
 
 
+def _private_module_note(ev: Evidence) -> str | None:
+    """For a missing name of a private module (``cannot import name 'OptState' from 'optax._src.transform'``),
+    which the name index does not cover: what such a module is."""
+    from jaxerrs import api_names
+
+    named = api_names._named(ev.match_text)
+    if named is None or "._src" not in f".{named[0]}" or named[1] is None:
+        return None
+    module, name = named
+    package = module.split(".")[0]
+    return (f"`{module}` is a private module of `{package}` (`_src`): the names in it move or go between releases "
+            f"without a deprecation, so code that takes `{name}` from it works only with the `{package}` releases "
+            "it was written for. Use the public name, if there is one, or install the release that code expects.")
+
+
 def _installed_jax() -> str:
     return catalog_mod.installed_jax_version() or ""
 
@@ -1518,6 +1533,8 @@ def _diagnose(ev: Evidence) -> Diagnosis:
     _decide_is_jax(c)
     _failed_lookup(c)
     package, name_note = _name_note(ev) or (None, None)
+    if name_note is None and package is not None:
+        name_note = _private_module_note(ev)
     if name_note is not None:
         c.is_jax = True  # the message names a module of JAX's own, or of a library's
     if package not in (None, "jax"):
