@@ -441,11 +441,11 @@ def test_a_wording_with_an_inserted_clause_is_the_record_it_spells():
 
 
 def test_an_older_library_wording_at_the_records_site_and_class_is_that_record():
-    """No pattern words Flax's older ScopeParamShapeError message, but Flax's history places it at the raise the
-    record lists (``Scope.param``) and the class pasted is the record's own: the record, vouched by both."""
-    text = ('flax.errors.ScopeParamShapeError: Inconsistent shapes between value and initializer for parameter '
-            '"kernel" in "/Dense_0": (3, 4), (5, 4). '
-            "(https://flax.readthedocs.io/en/latest/flax.errors.html#flax.errors.ScopeParamShapeError)")
+    """No pattern words Flax 0.6.8-0.11.1's ScopeParamShapeError message, but Flax's history places it at the raise
+    the record lists (``Scope.param``) and the class pasted is the record's own: the record, vouched by both."""
+    text = ('flax.errors.ScopeParamShapeError: Initializer expected to generate shape (5, 4) but got shape (3, 4) '
+            'instead for parameter "kernel" in "/Dense_0". '
+            "(https://flax.readthedocs.io/en/latest/api_reference/flax.errors.html#flax.errors.ScopeParamShapeError)")
     d = jaxerrs.diagnose_text(text)
     assert d.record is not None and d.record.id == "flax-linen-param-shape-mismatch", d.to_dict()
     assert d.how == "raise site + class" and d.features["site_class"] == 1.0 and d.features["search"] == 0.0
