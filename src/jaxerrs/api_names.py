@@ -331,7 +331,7 @@ def failed_lookup_releases(message: str, stated: str | None, installed: str | No
     index can tell). The release the text states; else every indexed release whose M lacks N (code written for
     an older or a newer release than the one it ran on); for a name no release had, the installed one. An empty
     list when the index cannot say (M not indexed, a private name, names hidden in those releases)."""
-    named = _named(message)
+    named = missing_name(message)
     if named is None or named[1] is None or not _MISSING[0].search(message):
         return "", "", []
     module, name = named
@@ -380,7 +380,7 @@ _MISSING = (
 _NO_MODULE = re.compile(rf"No module named '({_PACKAGE}\.\w+)'")
 
 
-def _named(message: str) -> tuple[str, str | None] | None:
+def missing_name(message: str) -> tuple[str, str | None] | None:
     """(module, name) a missing-name message is about; (module, None) for a missing module; None otherwise."""
     for i, rx in enumerate(_MISSING):
         m = rx.search(message)
@@ -392,14 +392,14 @@ def _named(message: str) -> tuple[str, str | None] | None:
 
 def named_package(message: str) -> str | None:
     """The indexed package (``jax``, ``optax``, …) whose missing name or module the message is about."""
-    named = _named(message)
+    named = missing_name(message)
     return named[0].split(".")[0] if named else None
 
 
 def note_for(message: str, installed: str | None) -> str | None:
     """For an AttributeError/ImportError about a name of an indexed package, where that name exists across
     releases; ``installed`` is the release of that package that ran the code, if known."""
-    named = _named(message)
+    named = missing_name(message)
     if named is None:
         return None
     module, name = named

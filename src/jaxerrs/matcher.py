@@ -123,10 +123,9 @@ def _known_spelling(name: str, cat: catalog_mod.Catalog) -> str:
     if name in _builtin_names() or name in _jax_class_names(cat):
         return name
     known = _known_classes(cat, records_mod.GENERATION)
-    if (name.lower() in known or "." in name or len(name) < 8 or not name.endswith(("Error", "rror", "Erorr"))
-            or name in _library_class_names()):
+    if name.lower() in known or "." in name or len(name) < 8 or name in _library_class_names():
         return known.get(name.lower(), name)
-    near = {v for k, v in known.items() if _one_slip(name.lower(), k)}
+    near = {v for k, v in known.items() if v.endswith("Error") and _one_slip(name.lower(), k)}
     return near.pop() if len(near) == 1 else name
 
 
@@ -735,9 +734,10 @@ def _older_wording(cat: catalog_mod.Catalog, ev: Evidence, site: SiteRef) -> tup
     installed JAX's raise that does, else the site of the releases that word it so (history index) and a note
     saying what changed.
 
-    None when the site's own template matches the message (the usual case), when the site raises a message built
-    elsewhere (``raise _invalid_shape_error(shape)``: whatever its words, the installed release may say these), or
-    when nothing raises this wording.
+    None when the site's own template matches the message (the usual case; unless it spells under half of it and
+    another release's template spells most of it, ``_says_more_elsewhere``: then that release's raise), when the
+    site raises a message built elsewhere (``raise _invalid_shape_error(shape)``: whatever its words, the installed
+    release may say these), or when nothing raises this wording.
     """
     own = templates.match(site.template, ev.match_text) if site.template else None
     longer = own is not None and _says_more_elsewhere(ev, own)
@@ -1050,6 +1050,7 @@ def _library_class_hit(ev: Evidence) -> tuple[float, str, SiteRef, str] | None:
     return 0.3, lib.package, _library_ref(s, lib, _installed_jax()), ""
 
 
+@lru_cache(maxsize=64)
 def _library_class_of_releases(short: str) -> tuple[float, str, SiteRef, str] | None:
     """A library class the installed library never raises (renamed since: Equinox 0.11.0-0.11.4's
     ``EqxRuntimeError``) that the releases of one library's history index raise in one function only: that
@@ -1215,7 +1216,7 @@ def _private_module_note(ev: Evidence) -> str | None:
     which the name index does not cover: what such a module is."""
     from jaxerrs import api_names
 
-    named = api_names._named(ev.match_text)
+    named = api_names.missing_name(ev.match_text)
     if named is None or "._src" not in f".{named[0]}" or named[1] is None:
         return None
     module, name = named
