@@ -3,6 +3,9 @@ fit's ``sure_at`` at 0.5, on real diagnoses."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import jax.numpy as jnp
 import pytest
 
@@ -43,3 +46,14 @@ def test_a_search_guess_is_never_weighed_above_a_pattern_match():
     # Never surer: the fit leaves the feature out where the tuning data would make it raise the confidence.
     assert confidence.model()["weights"]["search"] <= 0.0
     assert confidence.calibrated(guess) <= confidence.calibrated(base)
+
+
+def test_a_record_guessed_at_a_raise_it_does_not_list_is_a_best_guess():
+    # numpyro#819 (a tuning text): JAX 0.2's `_random_bits` raise is shown, and no record's pattern words its
+    # message; the record found by its words lists another raise. However sure the site, the answer is a guess.
+    items = json.loads((Path(__file__).parent / "data" / "tuning_texts_p.json").read_text(encoding="utf-8"))
+    text = next(i["text"] for i in items if i["url"].endswith("numpyro/pull/819"))
+    d = jaxerrs.diagnose_text(text)
+    assert d.site is not None and d.site.function == "_random_bits" and d.features["raise_shown"] == 1.0
+    assert d.features["search"] == 1.0
+    assert d.confidence < 0.5

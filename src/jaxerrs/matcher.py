@@ -1951,6 +1951,9 @@ def _assemble(c: _Case) -> Diagnosis:
     d.candidates = _candidates(c, guesses, how)
     d.features = _answer_features(c, d, record, guesses)
     d.confidence = confidence_mod.calibrated(d.features)
+    if d.features["search"] and not (d.site is not None and _lists_site(d.record, d.site)):
+        # A record guessed by its words alone, at a site it does not list: a best guess, however sure the site.
+        d.confidence = min(d.confidence, SEARCH_CONFIDENCE)
     if c.site is not None and c.site.path.startswith(("jax/", "jaxlib/")):
         d.excerpt = catalog_mod.read_excerpt(Path(cat.root) / c.site.path, c.site.line, c.site.line, 3)
     elif c.lib_site is not None and ev.raise_frame is not None and ev.source == "live":
