@@ -1120,6 +1120,23 @@ def test_a_site_placed_by_the_words_moves_to_the_file_of_the_release_the_frames_
     assert any("0.2.12" in n for n in d.notes)
 
 
+def test_a_bare_line_of_releases_whose_function_raised_nothing_there_gets_no_site():
+    """The text states jaxlib 0.4.29 and quotes the note of jaxlib's "Expected None" error. JAX 0.4.29's
+    ``tree_map``, where the installed JAX re-raises it, raised nothing itself: jaxlib's ``flatten_up_to`` below it
+    did, and no Python raise of that release words it. The record, no site, and a note."""
+    text = ("In previous releases of JAX, flatten-up-to used to consider None to be a tree-prefix of non-None "
+            "values. To obtain the previous behavior, you can usually write:\n  jax.tree.map(lambda x, y: None if "
+            "x is None else f(x, y), a, b, is_leaf=lambda x: x is None)\n\nSupport for this was removed in jaxlib "
+            "version 0.4.29.")
+    d = jaxerrs.diagnose_text(text)
+    assert d.record is not None and d.record.id == "tree-map-none-subtree"
+    assert d.site is None
+    assert any("raises nothing itself" in n for n in d.notes)
+    # Undated, the installed release's raise stands.
+    now = jaxerrs.diagnose_text(text.rsplit("\n\n", 1)[0])
+    assert now.site is not None and now.site.function == "tree_map"
+
+
 def test_a_paste_cut_in_the_re_raise_after_jax_s_simplified_traceback_note_is_the_error_before_it():
     """An error, JAX's ``SimplifiedTraceback`` note chained after it, then the filtered re-raise, cut before its
     exception line: the note is no error; the error is the block before it."""

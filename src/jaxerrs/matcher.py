@@ -175,22 +175,46 @@ def _pattern_hits(message: str, _generation: int) -> tuple[tuple[Record, templat
     for rec, keyed in _keyed_patterns(_generation):
         best: templates.Match | None = None
         best_text = ""
-        for key, p in keyed:
+        for key, p, whole in keyed:
             if key not in squeezed:
                 continue  # its longest literal run is not in the message: it cannot match
             m = templates.match(p, message)
+            if m and p is not whole and m.start != 0:
+                continue  # a later clause counts only where the paste starts with it (its start left out)
             if m and (best is None or m.literal > best.literal):
-                best, best_text = m, p
+                best, best_text = m, whole
         if best is not None:
             out.append((rec, best, best_text))
     return tuple(out)
 
 
 @lru_cache(maxsize=2)
-def _keyed_patterns(_generation: int) -> tuple[tuple[Record, tuple[tuple[str, str], ...]], ...]:
-    """Each record's patterns with their longest literal run (spaces removed), the quick test before a match."""
-    return tuple((rec, tuple((templates.key_literal(p), p) for p in rec.all_patterns))
+def _keyed_patterns(_generation: int) -> tuple[tuple[Record, tuple[tuple[str, str, str], ...]], ...]:
+    """Each record's patterns, and their later clauses (``_later_clauses``), with the longest literal run (spaces
+    removed), the quick test before a match, and the whole pattern each stands for."""
+    return tuple((rec, tuple((templates.key_literal(q), q, p) for p in rec.all_patterns
+                             for q in (p, *_later_clauses(p))))
                  for rec in all_records().values())
+
+
+CLAUSE_MIN_LITERAL = 60  # literal characters a pattern's later clause must spell to stand for the whole
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
+
+
+def _later_clauses(pattern: str) -> list[str]:
+    """The pattern from each of its later sentences on, where that much spells ``CLAUSE_MIN_LITERAL`` characters: a
+    paste that left out the message's first sentence ("In previous releases of JAX, flatten-up-to used to …",
+    without "Expected None, got …") is still the record's words."""
+    out = []
+    for m in _SENTENCE_END.finditer(pattern):
+        tail = pattern[m.end():]
+        try:
+            templates.parts(tail)
+        except ValueError:
+            continue  # the split fell inside a hole
+        if templates.literal_length(tail) >= CLAUSE_MIN_LITERAL:
+            out.append(tail)
+    return out
 
 
 def _record_hits(ev: Evidence, site: SiteRef | None, classes: set[str], eco: str | None = None) -> list[_RecordHit]:
@@ -819,12 +843,15 @@ def _told_hits(h: history_mod.History, ev: Evidence,
     return [x for x in hits if any(key(x.releases[0]) <= key(r) <= key(x.releases[1]) for r in told)]
 
 
-def _in_the_text_s_release(cat: catalog_mod.Catalog, ev: Evidence, site: SiteRef) -> tuple[SiteRef, str] | None:
+def _in_the_text_s_release(cat: catalog_mod.Catalog, ev: Evidence, site: SiteRef
+                           ) -> tuple[SiteRef | None, str] | None:
     """The installed release's site the words placed, in the release the traceback says it comes from (its JAX
     frames; else what it shows of its release: a module name, a wrapper class or a link only some releases
     print, a release stated, not the words), when that rules the installed release out and that release raised
     in the same function in another file (``jax/core.py`` before ``jax/_src/core.py``): that file and line, and
-    a note."""
+    a note. When the installed site is a raise, and those releases had its function in the same file but raised
+    nothing there, nor these words anywhere (the compiled code it calls raised; the installed release re-raises
+    in it): no site, and a note."""
     if site.jax_version != cat.jax_version or site.library_version:
         return None
     try:
@@ -839,7 +866,14 @@ def _in_the_text_s_release(cat: catalog_mod.Catalog, ev: Evidence, site: SiteRef
         return None
     release = releases[-1]
     if h.function_span(site.path, site.function, release) is not None:
-        return None  # that release had it in the installed release's file too
+        # (A site that is a call into compiled code already says that code raised: it stands.)
+        if (ev.frames or cat.at(site.path, site.line) is None
+                or any(h.where(site.path, site.function, r) is not None for r in releases)
+                or _raised_in_any(h, ev.match_text, releases)):
+            return None  # that release had it in the installed release's file too, or raised the words elsewhere
+        return None, (f"In {_jax_releases(releases)}, which this text comes from, `{site.function}` raises nothing "
+                      f"itself: the compiled code it calls raised this error (the installed JAX {cat.jax_version} "
+                      f"raises it at `{site.path}:{site.line}`).")
     package = site.path.split("/", 1)[0]
     for path in h.paths_of(site.function, release):
         if path == site.path or path.split("/", 1)[0] != package:
@@ -851,6 +885,14 @@ def _in_the_text_s_release(cat: catalog_mod.Catalog, ev: Evidence, site: SiteRef
                     f"This traceback comes from {shown}, where `{site.function}` raised it from `{path}`; the "
                     f"installed JAX {cat.jax_version} raises it at `{site.path}:{site.line}`.")
     return None
+
+
+def _raised_in_any(h: history_mod.History, message: str, releases: Sequence[str]) -> bool:
+    """Whether the history index has a Python raise of these words in any of ``releases``."""
+    from jaxerrs.history import version_key as key
+
+    keys = [key(r) for r in releases]
+    return any(key(x.releases[0]) <= k <= key(x.releases[1]) for x in h.sites_for(message) for k in keys)
 
 
 # Messages Python itself words exactly so. JAX's modules answer a missing name with a ``__getattr__`` that copies
@@ -1808,7 +1850,8 @@ def _rank_candidates(c: _Case) -> None:
                 c.site, c.how, c.note, c.no_guess = None, "message only", unplaced, True
             elif (moved := _in_the_text_s_release(cat, ev, c.site)) is not None:
                 c.site, c.note = moved
-                c.how = "raise site in the release that raised it"
+                c.how = "raise site in the release that raised it" if c.site else "message only"
+                c.no_guess = c.site is None
 
 
 def _decide_is_jax(c: _Case) -> None:
