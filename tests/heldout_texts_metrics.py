@@ -38,9 +38,11 @@ DATA = HERE / "data" / "heldout_texts.json"
 # tuning (tuning_texts.md); on 2026-12-06 for the confidence's fit (tuning_texts_b.md); and the first held-out
 # set, whose misses were read on 2026-12-06 (tuning_texts_c.md); on 2026-12-07, fresh sets whose first figures
 # were taken before anything was changed for them (tuning_texts_d.md, _e.md, _f.md; then _g.md, _h.md and _i.md;
-# then _j.md, _k.md, _l.md, _m.md, _n.md, _o.md and _p.md; then _q.md, _r.md, _s.md, _t.md and _u.md).
+# then _j.md, _k.md, _l.md, _m.md, _n.md, _o.md and _p.md; then _q.md, _r.md, _s.md, _t.md and _u.md; then _v.md
+# and _w.md).
 TUNING = tuple(HERE / "data" / f"tuning_texts{x}.json"
-               for x in ("", "_b", "_c", "_d", "_e", "_f", "_g", "_h", "_i", "_j", "_k", "_l", "_m", "_n", "_o", "_p", "_q", "_r", "_s", "_t", "_u"))
+               for x in ("", "_b", "_c", "_d", "_e", "_f", "_g", "_h", "_i", "_j", "_k", "_l", "_m", "_n", "_o", "_p",
+                         "_q", "_r", "_s", "_t", "_u", "_v", "_w"))
 LIBRARIES = {"flax", "optax", "equinox", "orbax", "chex"}
 
 
