@@ -1137,6 +1137,19 @@ def test_a_bare_line_of_releases_whose_function_raised_nothing_there_gets_no_sit
     assert now.site is not None and now.site.function == "tree_map"
 
 
+def test_another_release_s_wording_is_placed_in_the_releases_its_wrapper_prints():
+    """The installed JAX words this message otherwise; JAX 0.2.10-0.4.12 worded it so, in ``jax/core.py`` up to
+    0.2.x and ``jax/_src/core.py`` later. ``FilteredStackTrace`` (0.2.x only) says which: ``jax/core.py``."""
+    message = ("jax._src.errors.TracerArrayConversionError: The numpy.ndarray conversion method __array__() was "
+               "called on the JAX Tracer object Traced<ConcreteArray")
+    framed = jaxerrs.diagnose_text("jax._src.traceback_util.FilteredStackTrace: " + message)
+    assert framed.record is not None and framed.record.id == "tracer-array-conversion"
+    assert (framed.site.path, framed.site.function) == ("jax/core.py", "Tracer.__array__")
+    assert framed.site.jax_version.startswith("0.2.")
+    bare = jaxerrs.diagnose_text(message)
+    assert (bare.site.path, bare.site.function) == ("jax/_src/core.py", "Tracer.__array__")
+
+
 def test_a_paste_cut_in_the_re_raise_after_jax_s_simplified_traceback_note_is_the_error_before_it():
     """An error, JAX's ``SimplifiedTraceback`` note chained after it, then the filtered re-raise, cut before its
     exception line: the note is no error; the error is the block before it."""

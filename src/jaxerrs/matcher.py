@@ -960,7 +960,8 @@ def _other_release_wording(cat: catalog_mod.Catalog, ev: Evidence) -> tuple[Site
     if not strong:
         return None
     key = history.version_key
-    last = max(strong, key=lambda x: key(x.releases[1]))
+    # The latest raise of the releases the rest of the text points to (its frames, a wrapper class), if it does.
+    last = max(_told_hits(h, ev, strong) or strong, key=lambda x: key(x.releases[1]))
     first_here = min((x for x in strong if x.path == last.path and x.function == last.function),
                      key=lambda x: key(x.releases[0])).releases[0]
     installed = key(cat.jax_version)
