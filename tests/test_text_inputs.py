@@ -1131,7 +1131,7 @@ def test_a_bare_line_of_releases_whose_function_raised_nothing_there_gets_no_sit
     d = jaxerrs.diagnose_text(text)
     assert d.record is not None and d.record.id == "tree-map-none-subtree"
     assert d.site is None
-    assert any("raises nothing itself" in n for n in d.notes)
+    assert any("raised nothing itself" in n for n in d.notes)
     # Undated, the installed release's raise stands.
     now = jaxerrs.diagnose_text(text.rsplit("\n\n", 1)[0])
     assert now.site is not None and now.site.function == "tree_map"

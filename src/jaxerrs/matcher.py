@@ -179,7 +179,7 @@ def _pattern_hits(message: str, _generation: int) -> tuple[tuple[Record, templat
             if key not in squeezed:
                 continue  # its longest literal run is not in the message: it cannot match
             m = templates.match(p, message)
-            if m and p is not whole and m.start != 0:
+            if m and p != whole and m.start != 0:
                 continue  # a later clause counts only where the paste starts with it (its start left out)
             if m and (best is None or m.literal > best.literal):
                 best, best_text = m, whole
@@ -871,7 +871,7 @@ def _in_the_text_s_release(cat: catalog_mod.Catalog, ev: Evidence, site: SiteRef
                 or any(h.where(site.path, site.function, r) is not None for r in releases)
                 or _raised_in_any(h, ev.match_text, releases)):
             return None  # that release had it in the installed release's file too, or raised the words elsewhere
-        return None, (f"In {_jax_releases(releases)}, which this text comes from, `{site.function}` raises nothing "
+        return None, (f"In {_jax_releases(releases)}, which this text comes from, `{site.function}` raised nothing "
                       f"itself: the compiled code it calls raised this error (the installed JAX {cat.jax_version} "
                       f"raises it at `{site.path}:{site.line}`).")
     package = site.path.split("/", 1)[0]
