@@ -786,8 +786,7 @@ def _older_wording(cat: catalog_mod.Catalog, ev: Evidence, site: SiteRef) -> tup
     installed = cat.jax_version
     if not hits:
         return None
-    now = [x for x in hits if history.version_key(x.releases[0]) <= history.version_key(installed)
-           <= history.version_key(x.releases[1])]
+    now = [x for x in hits if _covers(x, installed)]
     if now:  # the installed JAX words it so too, at another raise than the record's first site
         fits = [s for x in now for s in cat.in_function(x.path, x.function)
                 if s.template and templates.match(s.template, ev.match_text)]
@@ -835,12 +834,17 @@ def _told_hits(h: history_mod.History, ev: Evidence,
                hits: list[history_mod.SiteHit]) -> list[history_mod.SiteHit]:
     """The raises among ``hits`` of the releases the text's other evidence allows (its JAX frames, the module
     names and wrapper classes only some releases print): none when it allows them all."""
-    from jaxerrs.history import version_key as key
-
     told = _text_releases(ev.text)
     if not told or len(told) == len(h.releases()):
         return []
-    return [x for x in hits if any(key(x.releases[0]) <= key(r) <= key(x.releases[1]) for r in told)]
+    return [x for x in hits if any(_covers(x, r) for r in told)]
+
+
+def _covers(hit: history_mod.SiteHit, release: str) -> bool:
+    """Whether a history hit's range of releases holds ``release``."""
+    from jaxerrs.history import version_key as key
+
+    return key(hit.releases[0]) <= key(release) <= key(hit.releases[1])
 
 
 def _in_the_text_s_release(cat: catalog_mod.Catalog, ev: Evidence, site: SiteRef
@@ -869,7 +873,7 @@ def _in_the_text_s_release(cat: catalog_mod.Catalog, ev: Evidence, site: SiteRef
         # (A site that is a call into compiled code already says that code raised: it stands.)
         if (ev.frames or cat.at(site.path, site.line) is None
                 or any(h.where(site.path, site.function, r) is not None for r in releases)
-                or _raised_in_any(h, ev.match_text, releases)):
+                or any(_covers(x, r) for x in h.sites_for(ev.match_text) for r in releases)):
             return None  # that release had it in the installed release's file too, or raised the words elsewhere
         return None, (f"In {_jax_releases(releases)}, which this text comes from, `{site.function}` raised nothing "
                       f"itself: the compiled code it calls raised this error (the installed JAX {cat.jax_version} "
@@ -885,14 +889,6 @@ def _in_the_text_s_release(cat: catalog_mod.Catalog, ev: Evidence, site: SiteRef
                     f"This traceback comes from {shown}, where `{site.function}` raised it from `{path}`; the "
                     f"installed JAX {cat.jax_version} raises it at `{site.path}:{site.line}`.")
     return None
-
-
-def _raised_in_any(h: history_mod.History, message: str, releases: Sequence[str]) -> bool:
-    """Whether the history index has a Python raise of these words in any of ``releases``."""
-    from jaxerrs.history import version_key as key
-
-    keys = [key(r) for r in releases]
-    return any(key(x.releases[0]) <= k <= key(x.releases[1]) for x in h.sites_for(message) for k in keys)
 
 
 # Messages Python itself words exactly so. JAX's modules answer a missing name with a ``__getattr__`` that copies
@@ -1633,10 +1629,9 @@ def _failed_lookup(c: _Case) -> None:
         return
     h = history.load() if package == "jax" else history.load_library(package)
     file = module.replace(".", "/")
-    key = history.version_key
     hits = [x for x in (h.sites_for(ev.match_text, "AttributeError") if h is not None else [])
             if _lookup_kind(x) == kind and (kind != "function" or x.path in (f"{file}.py", f"{file}/__init__.py"))
-            and key(x.releases[0]) <= key(release) <= key(x.releases[1])]
+            and _covers(x, release)]
     if not hits:
         return
     x = hits[0]
