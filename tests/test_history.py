@@ -289,11 +289,12 @@ def test_build_from_git(tmp_path) -> None:  # noqa: ANN001 - pytest's tmp_path
     (repo / "jax" / "_src").mkdir(parents=True)
     _git(repo, "init", "-q")
     versions = {
-        "0.4.30": {"jax/_src/a.py": 'def f(x):\n    raise ValueError(f"bad value for the argument: {x}")\n\ndef g():\n    raise TypeError("this one is gone soon")\n'},
+        "0.4.30": {"jax/_src/a.py": 'def f(x):\n    raise ValueError(f"bad value for the argument: {x}")\n\ndef g():\n    raise TypeError("this one is gone soon")\n',
+                   "setup.py": "setup(python_requires='>=3.9')\n"},
         "0.4.31rc": {"jax/_src/a.py": "def f(x):\n    pass\n"},
         "0.4.31": {"jax/_src/a.py": '\n\ndef f(x):\n    raise ValueError(f"bad value for the argument: {x}")\n\ndef g():\n    raise TypeError("this one is gone soon")\n'},
         "0.5.0": {"jax/_src/b.py": 'def f(x):\n    raise ValueError(f"bad value for the argument: {x}")\n', "jax/_src/a.py": "X = 1\n",
-                  "jax/tests/t_test.py": 'raise ValueError("a test")\n'},
+                  "jax/tests/t_test.py": 'raise ValueError("a test")\n', "pyproject.toml": 'requires-python = ">=3.10"\n'},
     }
     for version, files in versions.items():
         for old in (repo / "jax").rglob("*.py"):
@@ -310,6 +311,8 @@ def test_build_from_git(tmp_path) -> None:  # noqa: ANN001 - pytest's tmp_path
     assert history.main(["build", "--git-dir", str(git_dir), "--out", str(out)]) == 0
     small = history.History(history.load(out).data)
     assert small.releases() == ["0.4.30", "0.4.31", "0.5.0"]
+    assert small.data["python_min"] == [9, 9, 10]  # the setup.py a tag keeps, or the pyproject.toml that states it
+    assert small.releases_from_text('File "/opt/conda/lib/python3.9/site-packages/jax/x.py"') == ["0.4.30", "0.4.31"]
     assert [(x.releases, x.path, x.line) for x in small.sites_for("bad value for the argument: 3")] == [
         (("0.4.30", "0.4.30"), "jax/_src/a.py", 2), (("0.4.31", "0.4.31"), "jax/_src/a.py", 4),
         (("0.5.0", "0.5.0"), "jax/_src/b.py", 2)]
@@ -609,3 +612,30 @@ def test_what_a_bare_text_shows_of_its_release_places_the_site_in_that_release_s
     assert any("0.2.0–0.2.12" in n for n in d.notes), d.notes
     now = jaxerrs.diagnose_text(text.removeprefix("FilteredStackTrace: "))
     assert now.site is not None and now.site.path == "jax/_src/api.py"
+
+
+def test_the_python_a_paste_s_paths_show_bounds_its_release_from_above(h: history.History) -> None:
+    """A release needs the Python its ``python_requires`` names (read at the tags: 3.8 from 0.4.0, 3.9 from 0.4.14,
+    3.10 from 0.4.31, 3.11 from 0.7.0): paths under ``python3.7`` come from 0.3.25 or older. A Python every release
+    installs on says nothing, and frames that say otherwise win (the Python is only soft evidence)."""
+    assert h.releases_from_text('File "/usr/local/lib/python3.7/dist-packages/brax/envs/env.py", line 9')[-1] == "0.3.25"
+    assert h.releases_from_text("Python 3.10.12 (main, Nov 2023)")[-1] == "0.6.2"
+    assert h.releases_from_text('File "/usr/lib/python3.12/site-packages/app.py", line 3') == h.releases()
+    # python3.10's paths, and a frame only 0.9.0 and later have (they need Python 3.11): the frame says which.
+    assert h.releases_from_text(_pasted("jax/_src/pjit.py", 133, "_run_python_pjit", "x"))[0] == "0.9.0"
+
+
+def test_a_bare_text_from_an_old_python_is_placed_where_those_releases_raised_it() -> None:
+    """No JAX frame; the tracer's repr says 0.4.35 or older, and the user's frames run Python 3.7: the raise of
+    0.3.25 or older, in the file those releases had it in (``jax/core.py``), not that of 0.4.12-0.4.35."""
+    import jaxerrs
+
+    text = ('  File "/usr/local/lib/python3.7/dist-packages/mypkg/model.py", line 40, in step\n'
+            "    return onp.asarray(x)\n"
+            "jax._src.errors.TracerArrayConversionError: The numpy.ndarray conversion method __array__() was called on the JAX "
+            "Tracer object Traced<ShapedArray(float32[3])>with<DynamicJaxprTrace(level=1/0)>")
+    d = jaxerrs.diagnose_text(text)
+    assert d.record is not None and d.record.id == "tracer-array-conversion"
+    assert d.site is not None and (d.site.path, d.site.function) == ("jax/core.py", "Tracer.__array__")
+    newer = jaxerrs.diagnose_text(text.replace("python3.7", "python3.11"))
+    assert newer.site is not None and newer.site.path == "jax/_src/core.py"

@@ -19,6 +19,8 @@ Data layout (compact: strings deduplicated, per-release facts stored as runs of 
                raises = [site, line - previous line, extra lines of the statement, …]
                (deltas keep the numbers small and successive contents alike, so gzip packs them well)
     markers    {name: [pattern, runs]}        runs = [start, count, 1, …]: text evidence of a release
+    python_min [7, …]                         per release, the oldest Python 3 minor version its
+                                              ``python_requires`` admits (null where unknown)
 
 A site's identity across releases is (path, function, exception class name, template, ordinal), where the
 ordinal tells apart several raises of the same message in one function. A raise whose words are written
@@ -67,6 +69,10 @@ MARKER_RULES: dict[str, tuple[str, tuple[str, ...], str]] = {
     # A trace's repr with its levels, as tracers printed it ("…with<DynamicJaxprTrace(level=1/0)>").
     "trace level repr": (r"Trace\(level=\d+/\d+\)", ("jax/core.py", "jax/_src/core.py"), "(level={}/{})"),
 }
+# A release's ``python_requires`` (``>=3.9``), read from the files at the repository's root: a Python older than
+# that cannot install it, so a Python version a traceback's paths show bounds its release from above.
+_PYTHON_REQUIRES = re.compile(rb"(?:python_requires|requires-python)\s*=\s*['\"]>=\s*3\.(\d+)")
+_PYTHON_SHOWN = re.compile(r"(?i)\bpython ?3\.(\d{1,2})(?!\d)")  # /usr/lib/python3.10/…, "Python 3.10.12"
 
 
 def version_key(version: str) -> tuple[int, ...]:
@@ -191,6 +197,16 @@ def _tree(git_dir: str | Path, tag: str, source: Source = JAX) -> list[tuple[str
         if kind == "blob" and _wanted(path, source):
             rows.append((_installed_path(path, source), sha))
     return rows
+
+
+def _python_requires(git_dir: str | Path, tag: str) -> int | None:
+    """The oldest Python 3 minor version ``tag``'s ``python_requires`` admits (``pyproject.toml``, else
+    ``setup.py``); None where neither states one."""
+    for name in ("pyproject.toml", "setup.py"):
+        shown = subprocess.run(["git", "--git-dir", str(git_dir), "show", f"{tag}:{name}"], capture_output=True)
+        if shown.returncode == 0 and (m := _PYTHON_REQUIRES.search(shown.stdout)):
+            return int(m.group(1))
+    return None
 
 
 def _runs(values: dict[int, tuple[int, ...]]) -> list[int]:
@@ -326,9 +342,11 @@ def build(git_dir: str | Path, tags: Sequence[str] | None = None, progress: bool
     kinds: dict[tuple, str] = {}
     defined: set[str] = set()  # exception classes the package defines (any release)
     markers: dict[str, dict[int, tuple[int, ...]]] = {}
+    python_min: list[int | None] = []
     skipped: dict[str, str] = {}
     try:
         for ri, tag in enumerate(tags):
+            python_min.append(_python_requires(git_dir, tag) if source is JAX else None)
             tree = _tree(git_dir, tag, source)
             texts: dict[str, bytes] = {}
             for path, sha in tree:
@@ -430,6 +448,7 @@ def build(git_dir: str | Path, tags: Sequence[str] | None = None, progress: bool
         "sites": site_rows,
         "files": file_rows,
         "markers": {name: [MARKER_RULES[name][0], _runs(per)] for name, per in sorted(markers.items())},
+        "python_min": python_min,
         "skipped": skipped,
     }
 
@@ -913,6 +932,7 @@ class History:
         for _name, rx, present in self._markers:
             if rx.search(text):
                 narrow(present)
+        narrow(self._python_admits(text))
         # Every release the text states (a post may name the one it upgraded from, and the one that fails): any.
         narrow(self._index[m.group(1)] for m in _VERSION_STATED.finditer(text) if m.group(1) in self._index)
         message = _final_message(text) if wording else None
@@ -923,6 +943,15 @@ class History:
                 top = [t for sc, t in matches if sc >= best - 1e-9]
                 narrow(i for t in top for s in self._by_template[t] for i in s.lines)
         return [self._releases[i] for i in sorted(possible)]
+
+    def _python_admits(self, text: str) -> Iterable[int]:
+        """The releases that install on the newest Python the text's paths show (``python3.7/site-packages``):
+        an older Python cannot install a release that requires a newer one. Every release when it shows none."""
+        shown = [int(m.group(1)) for m in _PYTHON_SHOWN.finditer(text)]
+        need = self.data.get("python_min") or [None] * len(self._releases)
+        if not shown:
+            return range(len(self._releases))
+        return (i for i, v in enumerate(need) if v is None or v <= max(shown))
 
     @staticmethod
     def _frames(text: str) -> list[tuple[str, int, str | None, bool]]:
