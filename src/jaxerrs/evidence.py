@@ -739,8 +739,9 @@ def from_text(text: str) -> Evidence:
             # and nothing it printed is the message.
             cls = header
         else:
-            message = "\n".join(block).strip()
-            if not frames and len(block) <= 3:
+            inside = _unfenced(block)
+            message = "\n".join(inside).strip()
+            if not frames and len(inside) <= 3:
                 cls, message = _from_prose(message)
             elif not frames and (fenced := _fenced_message(block)) is not None:
                 message = fenced
@@ -939,6 +940,15 @@ def _quote_holding(lines: list[str], i: int) -> str | None:
     if not "".join(before).strip():
         return None  # the quote holds only the exception line: it is the error, with its class
     return "\n".join([*before, lines[i].rstrip()[:-1]]).strip()
+
+
+def _unfenced(lines: list[str]) -> list[str]:
+    """The lines inside a Markdown code fence that holds the whole block (a message pasted as a fenced block,
+    whatever its lines read like); the block itself otherwise."""
+    inner = lines[1:-1]
+    if len(lines) >= 3 and _FENCE.match(lines[0]) and _FENCE.match(lines[-1]) and not any(map(_FENCE.match, inner)):
+        return inner
+    return lines
 
 
 def _fenced_message(lines: list[str]) -> str | None:
