@@ -665,6 +665,14 @@ def test_a_record_quoting_only_the_cause_does_not_stop_the_guess_by_the_whole_me
     d = jaxerrs.diagnose_text(text)
     assert d.is_jax and d.record is not None and d.record.id == "jit-non-hashable-static-arg"
     assert d.confidence < 0.5  # a guess by words, shown as one
+    # Quoted in one code span with no class printed: the cause's own class, inside the message, tells the cause
+    # (another record's words) from the error.
+    bare = ("I get this error:\n\n`Non-hashable static arguments are not supported. An error occurred during a call to "
+            "'step' while trying to hash an object of type <class 'jax.interpreters.partial_eval.DynamicJaxprTracer'>, "
+            "Traced<ShapedArray(int32[])>with<DynamicJaxprTrace(level=1/0)>. The error was:\n"
+            "TypeError: unhashable type: 'DynamicJaxprTracer'`")
+    d = jaxerrs.diagnose_text(bare)
+    assert d.evidence.exc_class == "" and d.record is not None and d.record.id == "jit-non-hashable-static-arg"
 
 
 _PYTEST_FAILING = '''
@@ -1301,6 +1309,17 @@ def test_a_message_quoted_alone_in_a_fence_cut_after_its_values_is_read():
 def test_a_fence_of_code_is_not_read_as_the_message():
     text = ("My code:\n\n```python\nimport jax\nx = jax.numpy.ones(3)\nprint(x)\n```\n\nand nothing else happens.\n")
     assert jaxerrs.diagnose_text(text).evidence.message.startswith("My code:")
+
+
+def test_a_message_pasted_as_one_fenced_block_is_read_without_its_fence():
+    """A paste that is one Markdown fence and nothing else: its lines are the message, the fence is not, however
+    the lines read (JAX 0.1's message quotes ``import numpy as np``); a one-line message in a fence too."""
+    text = ("```\nTracer can't be used with raw numpy functions. You might have\n  import numpy as np\ninstead of\n"
+            "  import jax.numpy as np\n```")
+    assert jaxerrs.diagnose_text(text).evidence.message == text.strip("`\n")
+    one = jaxerrs.diagnose_text("```\nAbstract tracer value encountered where concrete value is expected\n```")
+    assert one.evidence.message == "Abstract tracer value encountered where concrete value is expected"
+    assert one.record is not None and one.record.id == "concretization-abstract-tracer"
 
 
 def test_a_paste_starting_inside_ipython_s_frame_header_reads_that_frame():

@@ -1806,7 +1806,7 @@ def _rank_candidates(c: _Case) -> None:
     c.site_hits = [] if c.site or c.no_guess else _site_hits(ev, cat, c.classes)
     c.rec_hits = _record_hits(ev, c.site, c.classes, c.eco)
     cut: list[_RecordHit] = []
-    if (not _a_record_answers(c.rec_hits) and ev.source == "text" and not ev.frames
+    if (not _a_record_answers(c.rec_hits, ev.match_text) and ev.source == "text" and not ev.frames
             and not any(_strong_text_match(m, _class_fits(x.class_name, c.classes)) for _sc, x, m in c.site_hits[:5])):
         cut = _cut_short(ev, c.classes)
         c.rec_hits = cut or c.rec_hits  # a record quoting only a clause stays a candidate if none starts so
@@ -1866,7 +1866,7 @@ def _decide_is_jax(c: _Case) -> None:
         c.is_jax = _jax_words(c)
     # JAX's words of another release than the installed one: also where only a guess by the words made it JAX's
     # and nothing placed it.
-    unplaced = c.site is None and not c.no_guess and not _a_record_answers(c.rec_hits)
+    unplaced = c.site is None and not c.no_guess and not _a_record_answers(c.rec_hits, ev.match_text)
     if ((not c.is_jax or unplaced) and ev.source == "text" and not _user_raised(ev)
             and not _foreign(ev.match_text)):
         older = _other_release_wording(c.cat, ev)
@@ -1877,7 +1877,7 @@ def _decide_is_jax(c: _Case) -> None:
     # No JAX raise or record fits (or a record's words, not its class, do): a raise of an installed library
     # (Flax, Optax, …) whose words do.
     eligible = (ev.source == "text" and (not c.is_jax or c.site is None)
-                and (not c.is_jax or not _a_record_answers(c.rec_hits)) and not _foreign(ev.match_text))
+                and (not c.is_jax or not _a_record_answers(c.rec_hits, ev.match_text)) and not _foreign(ev.match_text))
     lib_hit = _library_text_hit(ev, c.classes) if eligible else None
     by_class = eligible and lib_hit is None and (lib_hit := _library_class_hit(ev)) is not None
     if lib_hit is not None and (not _user_raised(ev) or frame_library(rf) is not None):
@@ -1910,7 +1910,7 @@ def _jax_words(c: _Case) -> bool:
     # (A user's line that calls JAX's API, ``jax.jit(f)(x)``, ran JAX's Python below it, its frames filtered.)
     compiled_on_user_line = not ev.frames_removed and _user_raised(ev) and not _calls_jax(rf)
     is_jax = strong_rec or (strong_site and not compiled_on_user_line)
-    if not is_jax and rf is None and ev.source == "text" and not _a_record_answers(c.rec_hits):
+    if not is_jax and rf is None and ev.source == "text" and not _a_record_answers(c.rec_hits, ev.match_text):
         # A record that speaks nearly every word of the message, or starts as it does (its wording of another
         # release, drifted).
         guessed = _guesses(ev, c.site)
@@ -1929,13 +1929,23 @@ def _calls_jax(rf: Frame | None) -> bool:
     return rf is not None and _JAX_CALL.search(rf.line or "") is not None
 
 
-def _a_record_answers(hits: list[_RecordHit]) -> bool:
+def _a_record_answers(hits: list[_RecordHit], message: str) -> bool:
     """Some record whose words fit answers the message: its class is the one printed, it lists the raise site,
-    or its words start where the message starts. A record of another class that quotes a later clause (the
-    ``TypeError`` a ``ValueError``'s message ends with, its cause) does not stop the guesses by the words of
-    the whole message."""
-    return any("class" in h.why or "raise site" in h.why or h.pattern is None or h.pattern.start == 0
-               for h in hits)
+    or its words start where the message starts. A record that quotes a later clause (the ``TypeError`` a
+    ``ValueError``'s message ends with, its cause), of another class or right after the cause's own class
+    inside the message, does not stop the guesses by the words of the whole message."""
+    return any(("class" in h.why or "raise site" in h.why or h.pattern is None or h.pattern.start == 0)
+               and not _a_quoted_cause(h, message) for h in hits)
+
+
+_NESTED_CLASS = re.compile(r"\b[A-Z]\w*(?:Error|Exception): $")
+
+
+def _a_quoted_cause(h: _RecordHit, message: str) -> bool:
+    """The record's words begin right after an exception class inside the message ("… The error was:
+    TypeError: unhashable type: …"): the cause a longer message quotes, not that message."""
+    return (h.pattern is not None and h.pattern.start > 0
+            and _NESTED_CLASS.search(templates.normalise(message)[:h.pattern.start]) is not None)
 
 
 _LIBRARY_API = re.compile(r"(?<![\w.])(flax|nnx|linen|optax|equinox|eqx|orbax|ocp|chex)\.[A-Za-z_]\w*")
@@ -1958,7 +1968,7 @@ def _assemble(c: _Case) -> Diagnosis:
     d = Diagnosis(ev, True)
     # No record's words fit a pasted message: the records whose text fits it best, a best guess. Not for a line
     # XLA logged: its words are those of C++ no record quotes, and any record's would be a guess about another error.
-    guessing = (ev.source == "text" and not _a_record_answers(c.rec_hits) and not ev.logged_by_xla
+    guessing = (ev.source == "text" and not _a_record_answers(c.rec_hits, ev.match_text) and not ev.logged_by_xla
                 and not c.library_name and not c.unborn)
     guesses = _guesses(ev, c.site, c.how == "library class") if guessing else []
     d.site = c.site
