@@ -655,6 +655,21 @@ def test_a_jax_array_or_tracer_hashed_is_jax_s_and_a_list_hashed_is_not(text):
     assert not jaxerrs.diagnose_text("TypeError: unhashable type: 'list'").is_jax
 
 
+def test_a_class_only_jax_raises_below_the_user_s_frame_is_jax_s_in_any_release_s_words():
+    """JAX filters its own frames out, so the last frame shown is the user's line; IPython prints the class
+    without its module. A class only JAX's Python raises is JAX's there too, also in an older release's words
+    (0.4.12 and older said "… on the JAX Tracer object Traced<…>"), placed where those releases raised it."""
+    text = ('  File "/home/me/model.py", line 40, in step\n    return onp.asarray(x)\n'
+            "TracerArrayConversionError: The numpy.ndarray conversion method __array__() was called on the JAX "
+            "Tracer object Traced<ShapedArray(float32[3])>with<DynamicJaxprTrace(level=1/0)>")
+    d = jaxerrs.diagnose_text(text)
+    assert d.is_jax and d.record is not None and d.record.id == "tracer-array-conversion"
+    assert d.site is not None and d.site.function == "Tracer.__array__" and d.site.jax_version == "0.4.12"
+    assert d.evidence.user_frame is not None and d.evidence.user_frame.lineno == 40
+    # A class of the user's own on the user's line stays the user's.
+    assert not jaxerrs.diagnose_text(text.replace("TracerArrayConversionError", "MyConversionError")).is_jax
+
+
 def test_a_record_quoting_only_the_cause_does_not_stop_the_guess_by_the_whole_message():
     """An older wording of the static-argument error ends with its cause, Python's "unhashable type: …Tracer":
     that clause's record (another class, later in the message) does not answer it; the words of the whole do."""

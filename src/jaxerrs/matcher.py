@@ -1862,12 +1862,15 @@ def _decide_is_jax(c: _Case) -> None:
         c.is_jax = True
     elif rf is None and _canon(ev.exc_class) in _jax_class_names(c.cat):
         c.is_jax = True
+    elif ev.source == "text" and rf is not None and rf.kind == "user" and _jax_python_class(c.cat, ev):
+        # A class only JAX's Python raises, shown below the user's frame (JAX's own frames filtered out).
+        c.is_jax = True
     else:
         c.is_jax = _jax_words(c)
     # JAX's words of another release than the installed one: also where only a guess by the words made it JAX's
     # and nothing placed it.
     unplaced = c.site is None and not c.no_guess and not _a_record_answers(c.rec_hits, ev.match_text)
-    if ((not c.is_jax or unplaced) and ev.source == "text" and not _user_raised(ev)
+    if ((not c.is_jax or unplaced) and ev.source == "text" and (not _user_raised(ev) or _jax_python_class(c.cat, ev))
             and not _foreign(ev.match_text)):
         older = _other_release_wording(c.cat, ev)
         if older is not None:  # JAX's words, but of other releases than the installed one
