@@ -74,6 +74,28 @@ def test_a_message_assembled_from_named_parts_is_read_as_the_code_spells_it():
     assert m is not None and m.values["name"] == "assert_shape"
 
 
+def test_a_local_s_words_added_in_a_branch_the_raise_is_outside_of_are_no_part_of_its_template():
+    """``msg += …`` under an ``if`` the raise is not in may not have run (JAX 0.2.x's jaxlib check adds pip advice
+    for one jaxlib only), so the template is the words every call says; a ``+=`` on the raise's own path stays,
+    and so do the added words where a helper built the rest (they are all the code spells)."""
+    code = (
+        "def check(version, minimum):\n"
+        '    msg = f"jaxlib is version {version}, but this version of jax requires version {minimum}."\n'
+        "    if version == (0, 1, 23):\n"
+        '        msg += " Upgrade pip."\n'
+        '    msg += " See the install guide."\n'
+        "    raise ValueError(msg)\n"
+        "def spec(fails):\n"
+        "    msg = _rank_error(fails)\n"
+        "    if fails:\n"
+        '        msg += " In particular, add at least one axis."\n'
+        "    raise ValueError(msg)\n")
+    found = {s.function: s.template for s in catalog.extract_source(code, "lib/m.py")}
+    assert found["check"] == ("jaxlib is version {version}, but this version of jax requires version {minimum}. "
+                              "See the install guide.")
+    assert found["spec"] == " In particular, add at least one axis."
+
+
 def test_a_raised_local_built_by_a_class_s_call_gives_that_class_and_words():
     """``exc = TreePathError(f"…"); raise exc from e`` raises the class the local was built with, in its words; a
     local that holds something else (a caught error, an item of a list) stays a re-raise of that name."""

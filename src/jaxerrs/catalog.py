@@ -346,7 +346,12 @@ def _template(node: ast.AST | None, assigns: dict[str, list[tuple[ast.AST, bool,
 
         # The assignment that reaches the raise (see _LazyAssigns.get), then its `+=` parts.
         plain = [t for t, _ in (_template(v, at(line), depth + 1) for v, aug, line in values if not aug) if t]
-        extra = [t for t, _ in (_template(v, at(line), depth + 1) for v, aug, line in values if aug) if t]
+        # Behind words of its own, a `+=` in a block the raise is not in (``if version == (0, 1, 23): msg += …``)
+        # only may have run: its words are no part of the template every call matches.
+        sure = (lambda ln: assigns.visitor.on_path(ln, assigns.line)) if plain and isinstance(
+            assigns, _LazyAssigns) else (lambda ln: True)
+        extra = [t for t, _ in (_template(v, at(line), depth + 1) for v, aug, line in values if aug and sure(line))
+                 if t]
         base = max(plain, key=templates.literal_length) if plain else ""
         text = base + "".join(extra)
         return (text or None), "variable"

@@ -19,8 +19,8 @@ Data layout (compact: strings deduplicated, per-release facts stored as runs of 
                raises = [site, line - previous line, extra lines of the statement, …]
                (deltas keep the numbers small and successive contents alike, so gzip packs them well)
     markers    {name: [pattern, runs]}        runs = [start, count, 1, …]: text evidence of a release
-    python_min [7, …]                         per release, the oldest Python 3 minor version its
-                                              ``python_requires`` admits (null where unknown)
+    python_min [7, …]                         JAX's only: per release, the oldest Python 3 minor version
+                                              its ``python_requires`` admits (null where unknown)
 
 A site's identity across releases is (path, function, exception class name, template, ordinal), where the
 ordinal tells apart several raises of the same message in one function. A raise whose words are written
@@ -346,7 +346,8 @@ def build(git_dir: str | Path, tags: Sequence[str] | None = None, progress: bool
     skipped: dict[str, str] = {}
     try:
         for ri, tag in enumerate(tags):
-            python_min.append(_python_requires(git_dir, tag) if source is JAX else None)
+            if source is JAX:
+                python_min.append(_python_requires(git_dir, tag))
             tree = _tree(git_dir, tag, source)
             texts: dict[str, bytes] = {}
             for path, sha in tree:
@@ -448,7 +449,7 @@ def build(git_dir: str | Path, tags: Sequence[str] | None = None, progress: bool
         "sites": site_rows,
         "files": file_rows,
         "markers": {name: [MARKER_RULES[name][0], _runs(per)] for name, per in sorted(markers.items())},
-        "python_min": python_min,
+        **({"python_min": python_min} if source is JAX else {}),
         "skipped": skipped,
     }
 
