@@ -1355,6 +1355,16 @@ def test_an_old_jaxlib_wording_without_its_bound_gets_the_jaxlib_record():
     assert d.site is not None and d.site.function == "_check_jaxlib_version"
 
 
+def test_an_older_wording_whose_record_lists_no_site_of_its_releases_is_placed_where_they_raised_it():
+    """JAX 0.2.19-0.2.27 said "Leaked level …" (a ranged legacy wording of the leak checker's record), raised in
+    ``jax/core.py``; the record's own site came with 0.4.36. The site is those releases' raise, with its note."""
+    d = jaxerrs.diagnose_text("Exception: Leaked level MainTrace(1,DynamicJaxprTrace). Leaked tracer(s): "
+                              "[Traced<ShapedArray(float32[])>with<DynamicJaxprTrace(level=1/0)>].")
+    assert d.record is not None and d.record.id == "tracer-leak-checker"
+    assert d.site is not None and d.site.path == "jax/core.py" and d.site.function in ("new_main", "new_base_main")
+    assert d.site.jax_version == "0.2.27" and any("0.2.19–0.2.27" in n for n in d.notes), d.notes
+
+
 def test_a_library_api_named_in_the_words_around_a_bare_message_is_the_library_it_came_through():
     text = ("Encountering an internal error when using optax.contrib.reduce_on_plateau: "
             "`AttributeError: module 'jax.api_util' has no attribute 'debug_info'`")

@@ -663,7 +663,8 @@ def _prefix_literal(template: str, message: str) -> int:
 def _site_of_wording(cat: catalog_mod.Catalog, hit: _RecordHit) -> tuple[SiteRef, str] | None:
     """When the pattern that matched is a wording only some releases use (a ranged legacy pattern) and the
     installed JAX is not among them: the record's site in those releases (the one whose raise words it so in
-    most of them, else the one most of them have), from the history index, with a note. None otherwise."""
+    most of them, else the one most of them have), or where none of its sites was there, the raise that words
+    it so in the latest of them, from the history index, with a note. None otherwise."""
     rec = hit.record
     rng = rec.pattern_ranges.get(hit.text)
     if not rng or rec.holds_for(cat.jax_version) and _in_range(cat.jax_version, rng):
@@ -686,15 +687,22 @@ def _site_of_wording(cat: catalog_mod.Catalog, hit: _RecordHit) -> tuple[SiteRef
             if mine and (best is None or (len(worded), len(mine)) > (len(best[0]), len(best[1]))):
                 best = (worded, mine, s)
         if best is None:
-            return None
-        worded, mine, s = best
-        release = (worded or mine)[-1]
-        line = h.where(s.path, s.function, release, hit.text) or (h.function_span(s.path, s.function, release)
-                                                                   or (0, 0))[0]
-        # The releases said are those whose raises word it so, else those whose raising function exists (the
-        # record's range is open-ended, "<0.10.0", and the index reaches back to 0.2.0).
-        spans = [(key(x.releases[0]), key(x.releases[1])) for x in said]
-        releases = [r for r in mine if any(lo <= key(r) <= hi for lo, hi in spans)] or mine
+            # No site of the record's was there in those releases: the raise that words it so in the latest.
+            placed = [(r, x) for r in releases for x in said if _covers(x, r)]
+            if not placed:
+                return None
+            release, x = placed[-1]
+            s, line, releases = records_mod.SiteRef(x.path, x.function), x.line, sorted(
+                {r for r, _ in placed}, key=key)
+        else:
+            worded, mine, s = best
+            release = (worded or mine)[-1]
+            line = h.where(s.path, s.function, release, hit.text) or (h.function_span(s.path, s.function, release)
+                                                                       or (0, 0))[0]
+            # The releases said are those whose raises word it so, else those whose raising function exists
+            # (the record's range is open-ended, "<0.10.0", and the index reaches back to 0.2.0).
+            spans = [(key(x.releases[0]), key(x.releases[1])) for x in said]
+            releases = [r for r in mine if any(lo <= key(r) <= hi for lo, hi in spans)] or mine
     except Exception:  # noqa: BLE001 - the history is extra knowledge
         return None
     note = (f"These words are those of JAX {releases[0]}–{releases[-1]}, not of the installed JAX "
