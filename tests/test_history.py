@@ -614,6 +614,21 @@ def test_what_a_bare_text_shows_of_its_release_places_the_site_in_that_release_s
     assert now.site is not None and now.site.path == "jax/_src/api.py"
 
 
+def test_what_a_text_shows_of_its_release_places_the_words_where_it_raised_them_in_another_function() -> None:
+    """The installed JAX raises these words too (``argnums_partial``), but ``FilteredStackTrace:`` says 0.2.0-0.2.12,
+    which had no such function there and raised them in ``argnums_partial_except`` of ``jax/api_util.py``."""
+    import jaxerrs
+
+    message = ("ValueError: Non-hashable static arguments are not supported, as this can lead to unexpected "
+               "cache-misses. Static argument (index 1) of type <class 'list'> for function f is non-hashable.")
+    d = jaxerrs.diagnose_text("FilteredStackTrace: " + message)
+    assert d.record is not None and d.record.id == "jit-non-hashable-static-arg"
+    assert d.site is not None and (d.site.path, d.site.function) == ("jax/api_util.py", "argnums_partial_except")
+    assert history.version_key(d.site.jax_version) <= (0, 2, 12) and "0.2.0–0.2.12" in d.notes[0]
+    now = jaxerrs.diagnose_text(message)
+    assert now.site is not None and (now.site.path, now.site.function) == ("jax/_src/api_util.py", "argnums_partial")
+
+
 def test_the_python_a_paste_s_paths_show_bounds_its_release_from_above(h: history.History) -> None:
     """A release needs the Python its ``python_requires`` names (read at the tags: 3.8 from 0.4.0, 3.9 from 0.4.14,
     3.10 from 0.4.31, 3.11 from 0.7.0): paths under ``python3.7`` come from 0.3.25 or older. A Python every release

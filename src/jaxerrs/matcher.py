@@ -863,7 +863,7 @@ def _in_the_text_s_release(cat: catalog_mod.Catalog, ev: Evidence, site: SiteRef
     in the same function in another file (``jax/core.py`` before ``jax/_src/core.py``): that file and line, and
     a note. When the installed site is a raise, and those releases had its function in the same file but raised
     nothing there, nor these words anywhere (the compiled code it calls raised; the installed release re-raises
-    in it): no site, and a note."""
+    in it): no site, and a note. Where those releases had no such function, their raise of these words."""
     if site.jax_version != cat.jax_version or site.library_version:
         return None
     try:
@@ -896,6 +896,13 @@ def _in_the_text_s_release(cat: catalog_mod.Catalog, ev: Evidence, site: SiteRef
             return (SiteRef(path, line, site.function, release, site.exc_class),
                     f"This traceback comes from {shown}, where `{site.function}` raised it from `{path}`; the "
                     f"installed JAX {cat.jax_version} raises it at `{site.path}:{site.line}`.")
+    # Those releases had no such function: where they raised these words, in the latest of them that did.
+    placed = [(r, x) for r in releases for x in h.sites_for(ev.match_text, site.exc_class or None) if _covers(x, r)]
+    if placed:
+        r, x = placed[-1]
+        return (SiteRef(x.path, x.line, x.function, r, site.exc_class, x.template),
+                f"This traceback comes from {_jax_releases(releases)}, where `{x.function}` raised it from "
+                f"`{x.path}`; the installed JAX {cat.jax_version} raises it at `{site.path}:{site.line}`.")
     return None
 
 
@@ -1848,7 +1855,7 @@ def _rank_candidates(c: _Case) -> None:
         if older is not None:
             c.site, c.note = older
             c.how = "raise site in the release that raised it" if c.note else "message template"
-        else:
+        if older is None or not c.note:  # the installed release's raise: the text may say where its own raised
             unplaced = _words_cannot_place(ev, c.site)
             if unplaced is not None:  # the words alone do not say where: the places stay candidates
                 c.site, c.how, c.note, c.no_guess = None, "message only", unplaced, True
