@@ -629,6 +629,21 @@ def test_what_a_text_shows_of_its_release_places_the_words_where_it_raised_them_
     assert now.site is not None and (now.site.path, now.site.function) == ("jax/_src/api_util.py", "argnums_partial")
 
 
+def test_a_last_frame_calling_on_under_python_s_class_is_placed_by_words_those_releases_raised_so() -> None:
+    """The last JAX frame shown (0.2.4-0.3.23's ``logsumexp``) calls on into code the paste cuts off, and the class
+    is Python's: words only JAX raised, in those releases, still say where (``_check_special``)."""
+    import jaxerrs
+
+    text = ('Traceback (most recent call last):\n  File "train.py", line 12, in <module>\n    loss = logsumexp(x)\n'
+            '  File "/usr/lib/python3.8/site-packages/jax/_src/scipy/special.py", line 116, in logsumexp\n'
+            "    amax = lax.stop_gradient(lax.select(jnp.isfinite(amax), amax, lax.full_like(amax, 0)))\n"
+            "FloatingPointError: invalid value (nan) encountered in convert_element_type")
+    d = jaxerrs.diagnose_text(text)
+    assert d.record is not None and d.record.id == "debug-nans-invalid-value"
+    assert d.site is not None and d.site.function == "_check_special"
+    assert history.version_key(d.site.jax_version) <= (0, 3, 23)
+
+
 def test_the_python_a_paste_s_paths_show_bounds_its_release_from_above(h: history.History) -> None:
     """A release needs the Python its ``python_requires`` names (read at the tags: 3.8 from 0.4.0, 3.9 from 0.4.14,
     3.10 from 0.4.31, 3.11 from 0.7.0): paths under ``python3.7`` come from 0.3.25 or older. A Python every release

@@ -574,10 +574,18 @@ def _in_releases_having(h: history_mod.History, ev: Evidence, path: str, functio
     # is placed here. The message's words may say where only under a class of JAX's Python code: NumPy's and
     # Python's code say some of JAX's words too ("The truth value of an array … is ambiguous"), with Python's
     # classes.
-    if jax_class:
+    if jax_class or _raised_so_then(h, ev, present):
         return None, ""
     return None, (f"The traceback's last frame, `{function}` in `{path}` ({shown}), calls on into code the "
                   "paste does not show: jaxerrs does not guess where that raised.")
+
+
+def _raised_so_then(h: history_mod.History, ev: Evidence, releases: list[str]) -> bool:
+    """Whether a raise of ``releases`` words the message as closely as JAX's own must (``_strong_text_match``):
+    then its words say where, under Python's class too."""
+    hits = h.sites_for(ev.match_text, ev.exc_class or None)
+    return any(x.template and _strong_text_match(templates.match(x.template, ev.match_text), True)
+               for x in hits if any(_covers(x, r) for r in releases))
 
 
 _RAISE_CODE = re.compile(r"^\s*(?:raise|assert)\b|:\s*(?:raise|assert)\b")
