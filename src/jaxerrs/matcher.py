@@ -581,8 +581,10 @@ def _in_releases_having(h: history_mod.History, ev: Evidence, path: str, functio
 
 
 def _raised_so_then(h: history_mod.History, ev: Evidence, releases: list[str]) -> bool:
-    """Whether a raise of ``releases`` words the message as closely as JAX's own must (``_strong_text_match``):
-    then its words say where, under Python's class too."""
+    """Whether a raise of ``releases`` words the message as closely as JAX's own must (``_strong_text_match``),
+    in words that are not Python's or NumPy's own (``_foreign``): then they say where, under Python's class too."""
+    if _foreign(ev.match_text):
+        return False
     hits = h.sites_for(ev.match_text, ev.exc_class or None)
     return any(x.template and _strong_text_match(templates.match(x.template, ev.match_text), True)
                for x in hits if any(_covers(x, r) for r in releases))
