@@ -907,7 +907,8 @@ def _in_the_text_s_release(cat: catalog_mod.Catalog, ev: Evidence, site: SiteRef
                     f"This traceback comes from {shown}, where `{site.function}` raised it from `{path}`; the "
                     f"installed JAX {cat.jax_version} raises it at `{site.path}:{site.line}`.")
     # Those releases had no such function: where they raised these words, in the latest of them that did.
-    placed = [(r, x) for r in releases for x in h.sites_for(ev.match_text, site.exc_class or None) if _covers(x, r)]
+    said = h.sites_for(ev.match_text, site.exc_class or None)
+    placed = [(r, x) for r in releases for x in said if _covers(x, r)]
     if placed:
         r, x = placed[-1]
         return (SiteRef(x.path, x.line, x.function, r, site.exc_class, x.template),
