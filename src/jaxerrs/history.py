@@ -949,9 +949,9 @@ class History:
         """The releases that install on the newest Python the text's paths show (``python3.7/site-packages``):
         an older Python cannot install a release that requires a newer one. Every release when it shows none."""
         shown = [int(m.group(1)) for m in _PYTHON_SHOWN.finditer(text)]
-        need = self.data.get("python_min") or [None] * len(self._releases)
         if not shown:
             return range(len(self._releases))
+        need = self.data.get("python_min") or [None] * len(self._releases)
         return (i for i, v in enumerate(need) if v is None or v <= max(shown))
 
     @staticmethod

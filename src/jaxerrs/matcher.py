@@ -587,7 +587,7 @@ def _raised_so_then(h: history_mod.History, ev: Evidence, releases: list[str]) -
         return False
     hits = h.sites_for(ev.match_text, ev.exc_class or None)
     return any(x.template and _strong_text_match(templates.match(x.template, ev.match_text), True)
-               for x in hits if any(_covers(x, r) for r in releases))
+               for x in _in_releases(hits, releases))
 
 
 _RAISE_CODE = re.compile(r"^\s*(?:raise|assert)\b|:\s*(?:raise|assert)\b")
@@ -698,7 +698,7 @@ def _site_of_wording(cat: catalog_mod.Catalog, hit: _RecordHit) -> tuple[SiteRef
                 best = (worded, mine, s)
         if best is None:
             # No site of the record's was there in those releases: the raise that words it so in the latest.
-            placed = [(r, x) for r in releases for x in said if _covers(x, r)]
+            placed = _placed_in(said, releases)
             if not placed:
                 return None
             release, x = placed[-1]
@@ -855,7 +855,18 @@ def _told_hits(h: history_mod.History, ev: Evidence,
     told = _text_releases(ev.text)
     if not told or len(told) == len(h.releases()):
         return []
-    return [x for x in hits if any(_covers(x, r) for r in told)]
+    return _in_releases(hits, told)
+
+
+def _in_releases(hits: list[history_mod.SiteHit], releases: Sequence[str]) -> list[history_mod.SiteHit]:
+    """The history hits whose range holds one of ``releases``."""
+    return [x for x in hits if any(_covers(x, r) for r in releases)]
+
+
+def _placed_in(hits: list[history_mod.SiteHit], releases: Sequence[str]) -> list[tuple[str, history_mod.SiteHit]]:
+    """(release, hit) for each of ``releases`` in order, with each hit whose range holds it: the last pair is the
+    raise of these words in the latest of those releases that raised them."""
+    return [(r, x) for r in releases for x in hits if _covers(x, r)]
 
 
 def _covers(hit: history_mod.SiteHit, release: str) -> bool:
@@ -891,7 +902,7 @@ def _in_the_text_s_release(cat: catalog_mod.Catalog, ev: Evidence, site: SiteRef
         # (A site that is a call into compiled code already says that code raised: it stands.)
         if (ev.frames or cat.at(site.path, site.line) is None
                 or any(h.where(site.path, site.function, r) is not None for r in releases)
-                or any(_covers(x, r) for x in h.sites_for(ev.match_text) for r in releases)):
+                or _in_releases(h.sites_for(ev.match_text), releases)):
             return None  # that release had it in the installed release's file too, or raised the words elsewhere
         return None, (f"In {_jax_releases(releases)}, which this text comes from, `{site.function}` raised nothing "
                       f"itself: the compiled code it calls raised this error (the installed JAX {cat.jax_version} "
@@ -907,8 +918,7 @@ def _in_the_text_s_release(cat: catalog_mod.Catalog, ev: Evidence, site: SiteRef
                     f"This traceback comes from {shown}, where `{site.function}` raised it from `{path}`; the "
                     f"installed JAX {cat.jax_version} raises it at `{site.path}:{site.line}`.")
     # Those releases had no such function: where they raised these words, in the latest of them that did.
-    said = h.sites_for(ev.match_text, site.exc_class or None)
-    placed = [(r, x) for r in releases for x in said if _covers(x, r)]
+    placed = _placed_in(h.sites_for(ev.match_text, site.exc_class or None), releases)
     if placed:
         r, x = placed[-1]
         return (SiteRef(x.path, x.line, x.function, r, site.exc_class, x.template),
